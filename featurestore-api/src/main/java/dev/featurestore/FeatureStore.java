@@ -1,0 +1,104 @@
+package dev.featurestore;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * A store of versioned feature tables, kept as Apache Iceberg tables. The embedded default is a
+ * local directory holding a SQLite catalog ({@code catalog.db}) and a {@code warehouse/} folder:
+ * no server, no credentials, no network.
+ *
+ * <pre>{@code
+ * try (FeatureStore store = FeatureStore.openLocal(Path.of("my-store"))) {
+ *   FeatureTable events = store.createTable(
+ *       TableDefinition.builder(SyntheticFeatures.TABLE_ID, SyntheticFeatures.schema()).build());
+ *   events.ingest().synthetic(10_000, 42).commit();
+ *   try (QueryResult rows = events.query().select("entity_id", "feature_a").execute()) {
+ *     rows.forEach(row -> System.out.println(row.toMap()));
+ *   }
+ * }
+ * }</pre>
+ *
+ * <p>Thread safety: a store and the tables it returns may be used from several threads.
+ * Commits to one table from one store are serialized; commits from other stores or processes
+ * are reconciled optimistically with retries ({@link FeatureStoreConfig#commitRetries()}).
+ *
+ * <p>A store owns its catalog connection, its FileIO and its thread pools, and releases them in
+ * {@link #close()}. Catalogs and FileIOs passed in by the caller stay the caller's.
+ */
+public interface FeatureStore extends AutoCloseable {
+
+  /** A builder for every setting; {@code build()} opens the store. */
+  static FeatureStoreConfig.Builder builder() {
+    return FeatureStoreConfig.builder();
+  }
+
+  /** Opens (creating if needed) the embedded store in {@code root}. */
+  static FeatureStore openLocal(Path root) {
+    return builder().root(root).build();
+  }
+
+  /** Opens a store with the given configuration. */
+  static FeatureStore open(FeatureStoreConfig config) {
+    return FeatureStoreConfig.provider().open(config);
+  }
+
+  /** This store's configuration. */
+  FeatureStoreConfig config();
+
+  /**
+   * Creates a table.
+   *
+   * @throws TableAlreadyExistsException if a table with the same id exists
+   * @throws ValidationException if the definition is invalid (for example a partition spec that
+   *     names an unknown column)
+   */
+  FeatureTable createTable(TableDefinition definition);
+
+  /**
+   * Loads a table.
+   *
+   * @throws TableNotFoundException if it does not exist
+   */
+  FeatureTable table(TableId id);
+
+  /** Loads a table by {@code namespace.name}. */
+  default FeatureTable table(String qualifiedName) {
+    return table(TableId.parse(qualifiedName));
+  }
+
+  /** Loads a table if it exists. */
+  Optional<FeatureTable> findTable(TableId id);
+
+  boolean tableExists(TableId id);
+
+  /** The namespaces that hold at least one table or were created explicitly, sorted. */
+  List<String> namespaces();
+
+  /** The tables in a namespace, sorted by name; empty if the namespace does not exist. */
+  List<TableId> listTables(String namespace);
+
+  /** Every table in the store, sorted. */
+  List<TableId> listTables();
+
+  /**
+   * Drops a table from the catalog. With {@code purge}, also deletes its data and metadata files;
+   * without it, the files stay in the warehouse.
+   *
+   * @return true if the table existed and was dropped
+   */
+  boolean dropTable(TableId id, boolean purge);
+
+  /**
+   * Escape hatch to the underlying Iceberg objects, outside the compatibility promise: {@code
+   * org.apache.iceberg.catalog.Catalog} and {@code org.apache.iceberg.io.FileIO}.
+   *
+   * @throws IllegalArgumentException if this store holds nothing of that type
+   */
+  <T> T unwrap(Class<T> type);
+
+  /** Releases the catalog, FileIO and thread pools. Safe to call twice. */
+  @Override
+  void close();
+}

@@ -1,0 +1,283 @@
+package dev.featurestore;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.featurestore.spi.FeatureStoreProvider;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Collections;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.ServiceLoader;
+import org.apache.iceberg.catalog.Catalog;
+import org.apache.iceberg.io.FileIO;
+
+/**
+ * Immutable settings of a {@link FeatureStore}. Build one with {@link FeatureStore#builder()};
+ * derive a variant with {@link #toBuilder()}.
+ *
+ * <p>The embedded default needs only a root directory: the store keeps its SQLite catalog at
+ * {@code <root>/catalog.db} and its Iceberg tables under {@code <root>/warehouse/}.
+ *
+ * <pre>{@code
+ * try (FeatureStore store = FeatureStore.builder().root(Path.of("my-store")).build()) {
+ *   ...
+ * }
+ * }</pre>
+ */
+public final class FeatureStoreConfig {
+  /** Default number of optimistic commit retries (Iceberg's own default is 4). */
+  public static final int DEFAULT_COMMIT_RETRIES = 20;
+
+  /** Default time a writer waits for the SQLite catalog lock. */
+  public static final Duration DEFAULT_BUSY_TIMEOUT = Duration.ofSeconds(30);
+
+  private final Path root;
+  private final Path catalogFile;
+  private final String warehouseLocation;
+  private final Catalog catalog;
+  private final FileIO fileIO;
+  private final int commitRetries;
+  private final Duration busyTimeout;
+  private final int defaultFormatVersion;
+  private final Map<String, String> catalogProperties;
+  private final Map<String, String> tableDefaults;
+
+  private FeatureStoreConfig(Builder builder) {
+    this.root = builder.root;
+    this.catalogFile = builder.catalogFile;
+    this.warehouseLocation = builder.warehouseLocation;
+    this.catalog = builder.catalog;
+    this.fileIO = builder.fileIO;
+    this.commitRetries = builder.commitRetries;
+    this.busyTimeout = builder.busyTimeout;
+    this.defaultFormatVersion = builder.defaultFormatVersion;
+    this.catalogProperties = Collections.unmodifiableMap(new LinkedHashMap<>(builder.catalogProperties));
+    this.tableDefaults = Collections.unmodifiableMap(new LinkedHashMap<>(builder.tableDefaults));
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** A builder holding this configuration's settings, to derive a variant. */
+  public Builder toBuilder() {
+    Builder builder = new Builder();
+    builder.root = root;
+    builder.catalogFile = catalogFile;
+    builder.warehouseLocation = warehouseLocation;
+    builder.catalog = catalog;
+    builder.fileIO = fileIO;
+    builder.commitRetries = commitRetries;
+    builder.busyTimeout = busyTimeout;
+    builder.defaultFormatVersion = defaultFormatVersion;
+    builder.catalogProperties.putAll(catalogProperties);
+    builder.tableDefaults.putAll(tableDefaults);
+    return builder;
+  }
+
+  /** The store's root directory (catalog file and default warehouse live here), if set. */
+  public Optional<Path> root() {
+    return Optional.ofNullable(root);
+  }
+
+  /** The SQLite catalog file: set explicitly, or {@code <root>/catalog.db}. */
+  public Optional<Path> catalogFile() {
+    if (catalogFile != null) {
+      return Optional.of(catalogFile);
+    }
+    return root().map(r -> r.resolve("catalog.db"));
+  }
+
+  /** The warehouse location (a URI or path): set explicitly, or {@code <root>/warehouse}. */
+  public Optional<String> warehouseLocation() {
+    if (warehouseLocation != null) {
+      return Optional.of(warehouseLocation);
+    }
+    return root().map(r -> r.resolve("warehouse").toAbsolutePath().toString());
+  }
+
+  /** A caller-supplied Iceberg catalog used instead of the embedded SQLite catalog. */
+  public Optional<Catalog> catalog() {
+    return Optional.ofNullable(catalog);
+  }
+
+  /** A caller-supplied FileIO used instead of the local-disk FileIO. */
+  public Optional<FileIO> fileIO() {
+    return Optional.ofNullable(fileIO);
+  }
+
+  public int commitRetries() {
+    return commitRetries;
+  }
+
+  public Duration busyTimeout() {
+    return busyTimeout;
+  }
+
+  public int defaultFormatVersion() {
+    return defaultFormatVersion;
+  }
+
+  /** Extra properties passed to the Iceberg catalog when the store creates it. */
+  public Map<String, String> catalogProperties() {
+    return catalogProperties;
+  }
+
+  /** Table properties applied to every table the store creates (a table's own win). */
+  public Map<String, String> tableDefaults() {
+    return tableDefaults;
+  }
+
+  @Override
+  public String toString() {
+    // Properties may hold secrets: print their keys only.
+    return "FeatureStoreConfig{root=" + root
+        + ", catalogFile=" + catalogFile().orElse(null)
+        + ", warehouse=" + warehouseLocation().orElse(null)
+        + ", catalog=" + (catalog == null ? "embedded-sqlite" : catalog.name())
+        + ", fileIO=" + (fileIO == null ? "local" : fileIO.getClass().getSimpleName())
+        + ", commitRetries=" + commitRetries
+        + ", busyTimeout=" + busyTimeout
+        + ", defaultFormatVersion=" + defaultFormatVersion
+        + ", catalogPropertyKeys=" + catalogProperties.keySet()
+        + ", tableDefaults=" + tableDefaults.keySet() + "}";
+  }
+
+  /** Builds a {@link FeatureStoreConfig} and opens stores from it. Not thread-safe. */
+  public static final class Builder {
+    private Path root;
+    private Path catalogFile;
+    private String warehouseLocation;
+    private Catalog catalog;
+    private FileIO fileIO;
+    private int commitRetries = DEFAULT_COMMIT_RETRIES;
+    private Duration busyTimeout = DEFAULT_BUSY_TIMEOUT;
+    private int defaultFormatVersion = 2;
+    private final Map<String, String> catalogProperties = new LinkedHashMap<>();
+    private final Map<String, String> tableDefaults = new LinkedHashMap<>();
+
+    private Builder() {}
+
+    /** The store's root directory; created if missing. */
+    public Builder root(Path root) {
+      this.root = requireNonNull(root, "root is null");
+      return this;
+    }
+
+    /** Where the SQLite catalog file lives (default {@code <root>/catalog.db}). */
+    public Builder catalogFile(Path catalogFile) {
+      this.catalogFile = requireNonNull(catalogFile, "catalogFile is null");
+      return this;
+    }
+
+    /** Where table data and metadata live (default {@code <root>/warehouse}). */
+    public Builder warehouseLocation(String warehouseLocation) {
+      requireNonNull(warehouseLocation, "warehouseLocation is null");
+      if (warehouseLocation.isBlank()) {
+        throw new IllegalArgumentException("Cannot set warehouse location: location is blank");
+      }
+      this.warehouseLocation = warehouseLocation;
+      return this;
+    }
+
+    /**
+     * Uses any Iceberg catalog instead of the embedded SQLite one. The caller keeps ownership:
+     * closing the store does not close this catalog.
+     */
+    public Builder catalog(Catalog catalog) {
+      this.catalog = requireNonNull(catalog, "catalog is null");
+      return this;
+    }
+
+    /**
+     * Uses this FileIO for data and metadata instead of the local-disk FileIO. The caller keeps
+     * ownership: closing the store does not close it.
+     */
+    public Builder fileIO(FileIO fileIO) {
+      this.fileIO = requireNonNull(fileIO, "fileIO is null");
+      return this;
+    }
+
+    /** Optimistic commit retries per operation (default 20). */
+    public Builder commitRetries(int commitRetries) {
+      if (commitRetries < 0 || commitRetries > 1000) {
+        throw new IllegalArgumentException(
+            "Cannot set commit retries: expected 0 to 1000: " + commitRetries);
+      }
+      this.commitRetries = commitRetries;
+      return this;
+    }
+
+    /** How long a writer waits for the SQLite catalog lock before failing (default 30 s). */
+    public Builder busyTimeout(Duration busyTimeout) {
+      requireNonNull(busyTimeout, "busyTimeout is null");
+      if (busyTimeout.isNegative()) {
+        throw new IllegalArgumentException("Cannot set busy timeout: negative: " + busyTimeout);
+      }
+      this.busyTimeout = busyTimeout;
+      return this;
+    }
+
+    /** Iceberg format version for new tables: 2 (default) or 3. */
+    public Builder defaultFormatVersion(int formatVersion) {
+      if (formatVersion != 2 && formatVersion != 3) {
+        throw new IllegalArgumentException(
+            "Cannot set format version: expected 2 or 3: " + formatVersion);
+      }
+      this.defaultFormatVersion = formatVersion;
+      return this;
+    }
+
+    /** Adds a property passed to the Iceberg catalog the store creates. */
+    public Builder catalogProperty(String key, String value) {
+      requireNonNull(key, "key is null");
+      requireNonNull(value, "value is null");
+      catalogProperties.put(key, value);
+      return this;
+    }
+
+    /** Adds a table property applied to every table this store creates. */
+    public Builder tableDefault(String key, String value) {
+      requireNonNull(key, "key is null");
+      requireNonNull(value, "value is null");
+      tableDefaults.put(key, value);
+      return this;
+    }
+
+    /** The configuration, checked. */
+    public FeatureStoreConfig config() {
+      if (catalog == null && root == null && catalogFile == null) {
+        throw new IllegalStateException(
+            "Cannot configure feature store: set root(dir) for the embedded catalog, or catalog(...)");
+      }
+      if (catalog == null && root == null && warehouseLocation == null) {
+        throw new IllegalStateException(
+            "Cannot configure feature store: set root(dir) or warehouseLocation(...) for the embedded catalog");
+      }
+      if (catalog != null && catalogFile != null) {
+        throw new IllegalStateException(
+            "Cannot configure feature store: catalogFile(...) and catalog(...) are exclusive");
+      }
+      return new FeatureStoreConfig(this);
+    }
+
+    /** Opens a store with this configuration. The caller must close it. */
+    public FeatureStore build() {
+      return FeatureStore.open(config());
+    }
+
+  }
+
+  static FeatureStoreProvider provider() {
+    Iterator<FeatureStoreProvider> providers =
+        ServiceLoader.load(FeatureStoreProvider.class, FeatureStoreConfig.class.getClassLoader()).iterator();
+    if (!providers.hasNext()) {
+      throw new FeatureStoreException(
+          "Cannot open feature store: no implementation on the classpath: add dev.featurestore:featurestore-core");
+    }
+    return providers.next();
+  }
+}

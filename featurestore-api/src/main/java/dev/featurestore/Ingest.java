@@ -1,0 +1,71 @@
+package dev.featurestore;
+
+import java.nio.file.Path;
+import java.util.Map;
+
+/**
+ * One ingest into a table: exactly one source, options, then {@link #commit()}. The whole
+ * ingest lands as one atomic commit (one snapshot); if anything fails, nothing is committed, the
+ * files written so far are deleted, and the table stays exactly as it was.
+ *
+ * <p>Sources stream: files larger than the heap ingest in bounded memory.
+ *
+ * <pre>{@code
+ * IngestResult result = table.ingest()
+ *     .csv(Path.of("events.csv"))
+ *     .autoEvolveSchema(true)
+ *     .onProgress(p -> System.out.println(p.rows() + " rows"), 1_000_000)
+ *     .commit();
+ * }</pre>
+ *
+ * <p>Values are converted to the column types: numbers widen (an {@code int} into a {@code long}
+ * column), strings parse for numbers, booleans, dates, times, timestamps (ISO-8601), decimals and
+ * UUIDs; {@code java.time} values convert between timestamp kinds. A value that does not fit fails
+ * with {@link InvalidDataException} naming the row, the column and the value. Unknown columns fail
+ * too, unless {@link #autoEvolveSchema(boolean)} is on. A pending ingest is single-use.
+ */
+public interface Ingest {
+  /** Rows as column-name to value maps. */
+  Ingest rows(Iterable<? extends Map<String, ?>> rows);
+
+  /** Java records or beans, read by property name (record components or getters). */
+  Ingest objects(Iterable<?> objects);
+
+  /** {@code rows} generated rows, reproducible for a given {@code seed}. */
+  Ingest synthetic(long rows, long seed);
+
+  /** A CSV file with a header line; empty fields are nulls. */
+  Ingest csv(Path file);
+
+  /** A JSON file: either JSON lines (one object a line) or one array of objects. */
+  Ingest json(Path file);
+
+  /** A Parquet file; columns are matched by name. */
+  Ingest parquet(Path file);
+
+  /**
+   * When on, columns present in the input but not in the table are added (nullable, type
+   * inferred from the input) in the same commit as the data. Off by default: unknown columns fail.
+   */
+  Ingest autoEvolveSchema(boolean enabled);
+
+  /** Calls {@code listener} about every {@code everyRows} rows and once at the end. */
+  Ingest onProgress(IngestListener listener, long everyRows);
+
+  /** Adds a property to the snapshot summary of this ingest's commit. */
+  Ingest snapshotProperty(String key, String value);
+
+  /** Checks the source without committing: how many rows would land, and which new columns. */
+  IngestResult dryRun();
+
+  /**
+   * Writes the data files and commits them as one snapshot.
+   *
+   * @throws InvalidDataException if a row or line cannot be ingested (nothing committed)
+   * @throws CommitConflictException if the commit lost every optimistic retry (nothing committed)
+   * @throws CommitStateUnknownException if the outcome of the commit is unknown
+   * @throws StorageException if reading the source or writing the files failed
+   * @throws IllegalStateException if no source was set or this ingest was already committed
+   */
+  IngestResult commit();
+}

@@ -1,0 +1,161 @@
+package dev.featurestore;
+
+import static java.util.Objects.requireNonNull;
+
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Function;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.SortOrder;
+
+/**
+ * What a new table looks like: id, schema, partition spec, sort order, properties and format
+ * version. Field ids in the schema are reassigned by Iceberg when the table is created.
+ *
+ * <pre>{@code
+ * TableDefinition def = TableDefinition.builder("features.feature_events", schema)
+ *     .partitionBy(s -> PartitionSpec.builderFor(s).day("event_time").build())
+ *     .property("write.parquet.compression-codec", "zstd")
+ *     .build();
+ * }</pre>
+ */
+public final class TableDefinition {
+  private final TableId id;
+  private final Schema schema;
+  private final Function<Schema, PartitionSpec> partitionSpec;
+  private final Function<Schema, SortOrder> sortOrder;
+  private final Map<String, String> properties;
+  private final Integer formatVersion;
+  private final String location;
+
+  private TableDefinition(Builder builder) {
+    this.id = builder.id;
+    this.schema = builder.schema;
+    this.partitionSpec = builder.partitionSpec;
+    this.sortOrder = builder.sortOrder;
+    this.properties = Collections.unmodifiableMap(new LinkedHashMap<>(builder.properties));
+    this.formatVersion = builder.formatVersion;
+    this.location = builder.location;
+  }
+
+  public static Builder builder(TableId id, Schema schema) {
+    return new Builder(id, schema);
+  }
+
+  public static Builder builder(String qualifiedName, Schema schema) {
+    return new Builder(TableId.parse(qualifiedName), schema);
+  }
+
+  public Builder toBuilder() {
+    Builder builder = new Builder(id, schema);
+    builder.partitionSpec = partitionSpec;
+    builder.sortOrder = sortOrder;
+    builder.properties.putAll(properties);
+    builder.formatVersion = formatVersion;
+    builder.location = location;
+    return builder;
+  }
+
+  public TableId id() {
+    return id;
+  }
+
+  public Schema schema() {
+    return schema;
+  }
+
+  /** The partition spec bound to this definition's schema (unpartitioned if none was set). */
+  public PartitionSpec partitionSpec() {
+    return partitionSpec == null ? PartitionSpec.unpartitioned() : partitionSpec.apply(schema);
+  }
+
+  /** The sort order bound to this definition's schema (unsorted if none was set). */
+  public SortOrder sortOrder() {
+    return sortOrder == null ? SortOrder.unsorted() : sortOrder.apply(schema);
+  }
+
+  public Map<String, String> properties() {
+    return properties;
+  }
+
+  /** The format version, if set; otherwise the store's default. */
+  public Optional<Integer> formatVersion() {
+    return Optional.ofNullable(formatVersion);
+  }
+
+  /** An explicit table location, if set; otherwise the catalog chooses one in the warehouse. */
+  public Optional<String> location() {
+    return Optional.ofNullable(location);
+  }
+
+  /** Builds a {@link TableDefinition}. Not thread-safe. */
+  public static final class Builder {
+    private final TableId id;
+    private final Schema schema;
+    private Function<Schema, PartitionSpec> partitionSpec;
+    private Function<Schema, SortOrder> sortOrder;
+    private final Map<String, String> properties = new LinkedHashMap<>();
+    private Integer formatVersion;
+    private String location;
+
+    private Builder(TableId id, Schema schema) {
+      this.id = requireNonNull(id, "id is null");
+      this.schema = requireNonNull(schema, "schema is null");
+      if (schema.columns().isEmpty()) {
+        throw new IllegalArgumentException("Cannot define table: schema has no columns: " + id);
+      }
+    }
+
+    /** Partition spec, built against the definition's schema. */
+    public Builder partitionBy(Function<Schema, PartitionSpec> spec) {
+      this.partitionSpec = requireNonNull(spec, "spec is null");
+      return this;
+    }
+
+    /** A partition spec already bound to this definition's schema. */
+    public Builder partitionSpec(PartitionSpec spec) {
+      requireNonNull(spec, "spec is null");
+      return partitionBy(ignored -> spec);
+    }
+
+    /** Sort order, built against the definition's schema. */
+    public Builder sortBy(Function<Schema, SortOrder> order) {
+      this.sortOrder = requireNonNull(order, "order is null");
+      return this;
+    }
+
+    public Builder property(String key, String value) {
+      requireNonNull(key, "key is null");
+      requireNonNull(value, "value is null");
+      properties.put(key, value);
+      return this;
+    }
+
+    public Builder properties(Map<String, String> props) {
+      requireNonNull(props, "props is null");
+      props.forEach(this::property);
+      return this;
+    }
+
+    /** Iceberg format version: 2 or 3. */
+    public Builder formatVersion(int version) {
+      if (version != 2 && version != 3) {
+        throw new IllegalArgumentException("Cannot set format version: expected 2 or 3: " + version);
+      }
+      this.formatVersion = version;
+      return this;
+    }
+
+    public Builder location(String location) {
+      this.location = requireNonNull(location, "location is null");
+      return this;
+    }
+
+    public TableDefinition build() {
+      return new TableDefinition(this);
+    }
+  }
+}

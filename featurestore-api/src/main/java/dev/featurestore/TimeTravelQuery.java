@@ -1,0 +1,66 @@
+package dev.featurestore;
+
+import java.nio.file.Path;
+import java.time.Instant;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.expressions.Expression;
+
+/**
+ * A read of one version of a table. Immutable: every refinement returns a new query, so a base
+ * query can be shared between threads and refined differently.
+ *
+ * <pre>{@code
+ * TimeTravelQuery base = table.query().select("entity_id", "feature_a");
+ * TimeTravelQuery lastWeek = base.asOf(Instant.parse("2026-11-25T00:00:00Z")); // base unchanged
+ * try (QueryResult result = lastWeek.filter(Expressions.greaterThan("feature_a", 0.5)).execute()) {
+ *   for (Row row : result) { ... }
+ *   System.out.println(result.scanStats());
+ * }
+ * }</pre>
+ *
+ * <p>The version is chosen by the last of {@link #current()}, {@link #asOfSnapshot(long)},
+ * {@link #asOf(Instant)} and {@link #atRef(String)}. Columns are those of the chosen snapshot's
+ * schema, so renamed and dropped columns read as they were then. Filters use Iceberg expressions
+ * ({@code org.apache.iceberg.expressions.Expressions}); they prune files by partition and column
+ * statistics, then filter rows exactly.
+ */
+public interface TimeTravelQuery {
+  /** Reads the current snapshot (the default). */
+  TimeTravelQuery current();
+
+  /** Reads a snapshot by id. */
+  TimeTravelQuery asOfSnapshot(long snapshotId);
+
+  /** Reads the snapshot that was current at {@code time}. */
+  TimeTravelQuery asOf(Instant time);
+
+  /** Reads the snapshot a tag or branch points to. */
+  TimeTravelQuery atRef(String ref);
+
+  /** Projects these columns (of the chosen snapshot's schema), in this order. */
+  TimeTravelQuery select(String... columns);
+
+  /** Adds a row filter, combined with earlier filters by AND. */
+  TimeTravelQuery filter(Expression filter);
+
+  /** The schema of the rows this query returns. Resolves the version. */
+  Schema schema();
+
+  /**
+   * Plans and runs the query. The result streams rows; close it.
+   *
+   * @throws SnapshotNotFoundException if the version does not resolve
+   * @throws NotFoundException if a selected column does not exist in that version
+   */
+  QueryResult execute();
+
+  /** Counts the matching rows. */
+  long count();
+
+  /**
+   * Writes the rows this query returns to a local Parquet file, with the lineage (table,
+   * snapshot id, filter, columns) in the file's key-value metadata under {@code
+   * featurestore.lineage}. Replaces nothing: fails if the file exists.
+   */
+  ExportResult exportParquet(Path file);
+}

@@ -1,0 +1,318 @@
+package dev.featurestore.core;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.featurestore.FeatureStore;
+import dev.featurestore.FeatureStoreConfig;
+import dev.featurestore.FeatureStoreException;
+import dev.featurestore.FeatureTable;
+import dev.featurestore.StorageException;
+import dev.featurestore.TableAlreadyExistsException;
+import dev.featurestore.TableDefinition;
+import dev.featurestore.TableId;
+import dev.featurestore.TableNotFoundException;
+import dev.featurestore.ValidationException;
+import dev.featurestore.core.catalog.EmbeddedCatalog;
+import dev.featurestore.core.storage.LocalFileIO;
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.ReentrantLock;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.catalog.Catalog;
+import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.catalog.SupportsNamespaces;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.exceptions.NoSuchNamespaceException;
+import org.apache.iceberg.exceptions.NoSuchTableException;
+import org.apache.iceberg.io.FileIO;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** The store: owns the catalog, the FileIO and a worker pool; hands out table handles. */
+final class DefaultFeatureStore implements FeatureStore {
+  private static final Logger LOG = LoggerFactory.getLogger(DefaultFeatureStore.class);
+
+  /** Table properties every new table gets unless the definition or store says otherwise. */
+  static final Map<String, String> LIBRARY_TABLE_DEFAULTS = Map.of(
+      TableProperties.PARQUET_COMPRESSION, "zstd",
+      TableProperties.METADATA_DELETE_AFTER_COMMIT_ENABLED, "true",
+      TableProperties.METADATA_PREVIOUS_VERSIONS_MAX, "100");
+
+  private final FeatureStoreConfig config;
+  private final Catalog catalog;
+  private final FileIO io;
+  private final ExecutorService workers;
+  private final Deque<AutoCloseable> owned = new ArrayDeque<>();
+  private final Map<TableId, ReentrantLock> commitLocks = new ConcurrentHashMap<>();
+  private final AtomicBoolean closed = new AtomicBoolean(false);
+
+  private DefaultFeatureStore(FeatureStoreConfig config, Catalog catalog, FileIO io, ExecutorService workers) {
+    this.config = config;
+    this.catalog = catalog;
+    this.io = io;
+    this.workers = workers;
+  }
+
+  static DefaultFeatureStore open(FeatureStoreConfig config) {
+    requireNonNull(config, "config is null");
+    Deque<AutoCloseable> owned = new ArrayDeque<>();
+    try {
+      config.root().ifPresent(DefaultFeatureStore::createDirectory);
+      FileIO io;
+      if (config.fileIO().isPresent()) {
+        io = config.fileIO().get();
+      } else {
+        LocalFileIO local = new LocalFileIO();
+        local.initialize(Map.of());
+        io = local;
+        owned.push(local);
+      }
+      Catalog catalog;
+      if (config.catalog().isPresent()) {
+        catalog = config.catalog().get();
+      } else {
+        config.warehouseLocation().filter(w -> !w.contains("://")).map(LocalFileIO::toPath)
+            .ifPresent(DefaultFeatureStore::createDirectory);
+        catalog = EmbeddedCatalog.open(config, io);
+        owned.push((Closeable) catalog);
+      }
+      ExecutorService workers = Executors.newFixedThreadPool(
+          Math.max(2, Runtime.getRuntime().availableProcessors()), daemonThreads("featurestore-worker"));
+      owned.push(workers::shutdownNow);
+      DefaultFeatureStore store = new DefaultFeatureStore(config, catalog, io, workers);
+      store.owned.addAll(owned);
+      LOG.debug("Opened feature store: {}", config);
+      return store;
+    } catch (RuntimeException e) {
+      closeAll(owned);
+      if (e instanceof FeatureStoreException || e instanceof IllegalArgumentException || e instanceof IllegalStateException) {
+        throw e;
+      }
+      throw new StorageException("Cannot open feature store: " + e.getMessage(), e);
+    }
+  }
+
+  private static void createDirectory(Path dir) {
+    try {
+      Files.createDirectories(dir);
+    } catch (IOException e) {
+      throw new StorageException("Cannot create store directory: " + dir, e);
+    }
+  }
+
+  private static ThreadFactory daemonThreads(String prefix) {
+    AtomicInteger count = new AtomicInteger();
+    return r -> {
+      Thread t = new Thread(r, prefix + "-" + count.incrementAndGet());
+      t.setDaemon(true);
+      return t;
+    };
+  }
+
+  @Override
+  public FeatureStoreConfig config() {
+    return config;
+  }
+
+  @Override
+  public FeatureTable createTable(TableDefinition definition) {
+    requireNonNull(definition, "definition is null");
+    checkOpen();
+    TableId id = definition.id();
+    ensureNamespace(id.namespace());
+    Map<String, String> props = new HashMap<>(LIBRARY_TABLE_DEFAULTS);
+    props.put(TableProperties.COMMIT_NUM_RETRIES, Integer.toString(config.commitRetries()));
+    props.putAll(config.tableDefaults());
+    props.putAll(definition.properties());
+    props.put(TableProperties.FORMAT_VERSION,
+        Integer.toString(definition.formatVersion().orElse(config.defaultFormatVersion())));
+    try {
+      Catalog.TableBuilder builder = catalog.buildTable(identifier(id), definition.schema())
+          .withPartitionSpec(definition.partitionSpec())
+          .withSortOrder(definition.sortOrder())
+          .withProperties(props);
+      definition.location().ifPresent(builder::withLocation);
+      Table table = builder.create();
+      LOG.info("Created table {} at {}", id, table.location());
+      return wrap(id, table);
+    } catch (org.apache.iceberg.exceptions.AlreadyExistsException e) {
+      throw new TableAlreadyExistsException(id);
+    } catch (org.apache.iceberg.exceptions.ValidationException e) {
+      throw new ValidationException("Cannot create table " + id + ": " + e.getMessage(), e);
+    } catch (IllegalArgumentException e) {
+      throw new ValidationException("Cannot create table " + id + ": " + e.getMessage(), e);
+    } catch (RuntimeException e) {
+      throw Errors.translate(e, "create table " + id);
+    }
+  }
+
+  private void ensureNamespace(String namespace) {
+    if (catalog instanceof SupportsNamespaces namespaces) {
+      Namespace ns = Namespace.of(namespace);
+      if (!namespaces.namespaceExists(ns)) {
+        try {
+          namespaces.createNamespace(ns, Map.of());
+        } catch (org.apache.iceberg.exceptions.AlreadyExistsException e) {
+          // created concurrently
+        }
+      }
+    }
+  }
+
+  @Override
+  public FeatureTable table(TableId id) {
+    return findTable(id).orElseThrow(() -> new TableNotFoundException(id));
+  }
+
+  @Override
+  public Optional<FeatureTable> findTable(TableId id) {
+    requireNonNull(id, "id is null");
+    checkOpen();
+    try {
+      return Optional.of(wrap(id, catalog.loadTable(identifier(id))));
+    } catch (NoSuchTableException | NoSuchNamespaceException e) {
+      return Optional.empty();
+    } catch (RuntimeException e) {
+      throw Errors.translate(e, "load table " + id);
+    }
+  }
+
+  @Override
+  public boolean tableExists(TableId id) {
+    requireNonNull(id, "id is null");
+    checkOpen();
+    return catalog.tableExists(identifier(id));
+  }
+
+  @Override
+  public List<String> namespaces() {
+    checkOpen();
+    List<String> names = new ArrayList<>();
+    if (catalog instanceof SupportsNamespaces namespaces) {
+      for (Namespace ns : namespaces.listNamespaces()) {
+        names.add(String.join(".", ns.levels()));
+      }
+    }
+    names.sort(Comparator.naturalOrder());
+    return names;
+  }
+
+  @Override
+  public List<TableId> listTables(String namespace) {
+    requireNonNull(namespace, "namespace is null");
+    checkOpen();
+    try {
+      List<TableId> ids = new ArrayList<>();
+      for (TableIdentifier ident : catalog.listTables(Namespace.of(namespace))) {
+        ids.add(TableId.of(namespace, ident.name()));
+      }
+      ids.sort(Comparator.comparing(TableId::toString));
+      return ids;
+    } catch (NoSuchNamespaceException e) {
+      return List.of();
+    }
+  }
+
+  @Override
+  public List<TableId> listTables() {
+    List<TableId> ids = new ArrayList<>();
+    for (String ns : namespaces()) {
+      ids.addAll(listTables(ns));
+    }
+    ids.sort(Comparator.comparing(TableId::toString));
+    return ids;
+  }
+
+  @Override
+  public boolean dropTable(TableId id, boolean purge) {
+    requireNonNull(id, "id is null");
+    checkOpen();
+    ReentrantLock lock = commitLocks.computeIfAbsent(id, k -> new ReentrantLock());
+    lock.lock();
+    try {
+      boolean dropped = catalog.dropTable(identifier(id), purge);
+      if (dropped) {
+        LOG.info("Dropped table {}{}", id, purge ? " and purged its files" : "");
+      }
+      return dropped;
+    } catch (RuntimeException e) {
+      throw Errors.translate(e, "drop table " + id);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  @Override
+  public <T> T unwrap(Class<T> type) {
+    requireNonNull(type, "type is null");
+    if (type.isInstance(catalog)) {
+      return type.cast(catalog);
+    }
+    if (type.isInstance(io)) {
+      return type.cast(io);
+    }
+    throw new IllegalArgumentException("Cannot unwrap feature store: no object of type: " + type.getName());
+  }
+
+  private FeatureTable wrap(TableId id, Table table) {
+    ReentrantLock lock = commitLocks.computeIfAbsent(id, k -> new ReentrantLock());
+    return new DefaultFeatureTable(new TableHandle(id, table, table.io(), lock, config, workers));
+  }
+
+  static TableIdentifier identifier(TableId id) {
+    return TableIdentifier.of(Namespace.of(id.namespace()), id.name());
+  }
+
+  private void checkOpen() {
+    if (closed.get()) {
+      throw new IllegalStateException("Cannot use feature store: it is closed");
+    }
+  }
+
+  @Override
+  public void close() {
+    if (closed.compareAndSet(false, true)) {
+      closeAll(owned);
+      try {
+        workers.awaitTermination(5, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  /** Closes in reverse order of creation (the deque is used as a stack). */
+  private static void closeAll(Deque<AutoCloseable> resources) {
+    while (!resources.isEmpty()) {
+      AutoCloseable resource = resources.pop();
+      try {
+        resource.close();
+      } catch (Exception e) {
+        LOG.warn("Cannot close {}: {}", resource, e.toString());
+      }
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "FeatureStore{" + config + "}";
+  }
+}

@@ -1,0 +1,113 @@
+package dev.featurestore.core;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.featurestore.FeatureTable;
+import dev.featurestore.Ingest;
+import dev.featurestore.SchemaEvolution;
+import dev.featurestore.SnapshotManager;
+import dev.featurestore.TableId;
+import dev.featurestore.TableStats;
+import dev.featurestore.TimeTravelQuery;
+import dev.featurestore.core.ingest.IngestOperation;
+import dev.featurestore.core.query.TableQuery;
+import dev.featurestore.core.schema.SchemaChange;
+import dev.featurestore.core.snapshot.Snapshots;
+import dev.featurestore.core.stats.TableStatistics;
+import java.util.Map;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.TableOperations;
+import org.apache.iceberg.HasTableOperations;
+
+/** A table of the store: a thin facade that hands each concern to its own package. */
+final class DefaultFeatureTable implements FeatureTable {
+  private final TableHandle handle;
+
+  DefaultFeatureTable(TableHandle handle) {
+    this.handle = handle;
+  }
+
+  @Override
+  public TableId id() {
+    return handle.id();
+  }
+
+  @Override
+  public Schema schema() {
+    return handle.table().schema();
+  }
+
+  @Override
+  public PartitionSpec spec() {
+    return handle.table().spec();
+  }
+
+  @Override
+  public Map<String, String> properties() {
+    return Map.copyOf(handle.table().properties());
+  }
+
+  @Override
+  public String location() {
+    return handle.table().location();
+  }
+
+  @Override
+  public int formatVersion() {
+    Table table = handle.table();
+    if (table instanceof HasTableOperations ops) {
+      TableOperations operations = ops.operations();
+      return operations.current().formatVersion();
+    }
+    return Integer.parseInt(table.properties().getOrDefault("format-version", "2"));
+  }
+
+  @Override
+  public Ingest ingest() {
+    return new IngestOperation(handle);
+  }
+
+  @Override
+  public SchemaEvolution evolveSchema() {
+    return new SchemaChange(handle);
+  }
+
+  @Override
+  public SnapshotManager snapshots() {
+    return new Snapshots(handle);
+  }
+
+  @Override
+  public TimeTravelQuery query() {
+    return TableQuery.of(handle);
+  }
+
+  @Override
+  public TableStats stats() {
+    return TableStatistics.compute(handle);
+  }
+
+  @Override
+  public void refresh() {
+    handle.translating("refresh table " + handle.id(), handle::refreshed);
+  }
+
+  @Override
+  public <T> T unwrap(Class<T> type) {
+    requireNonNull(type, "type is null");
+    if (type.isInstance(handle.table())) {
+      return type.cast(handle.table());
+    }
+    if (type.isInstance(handle.io())) {
+      return type.cast(handle.io());
+    }
+    throw new IllegalArgumentException("Cannot unwrap table " + handle.id() + ": no object of type: " + type.getName());
+  }
+
+  @Override
+  public String toString() {
+    return "FeatureTable{" + handle.id() + "}";
+  }
+}

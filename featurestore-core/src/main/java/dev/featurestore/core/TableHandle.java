@@ -1,0 +1,90 @@
+package dev.featurestore.core;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.featurestore.FeatureStoreConfig;
+import dev.featurestore.TableId;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Supplier;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.io.FileIO;
+
+/**
+ * Internal: what every table operation needs: the Iceberg table, the store's FileIO, the
+ * store's per-table commit lock, settings and worker pool. Not part of the public API.
+ *
+ * <p>Writes from one store to one table are serialized through {@link #commitLocked(Supplier)}:
+ * cheaper than losing optimistic races to ourselves. Writers in other stores or processes are
+ * still reconciled by Iceberg's optimistic retries.
+ */
+public final class TableHandle {
+  private final TableId id;
+  private final Table table;
+  private final FileIO io;
+  private final ReentrantLock commitLock;
+  private final FeatureStoreConfig config;
+  private final ExecutorService workers;
+
+  TableHandle(TableId id, Table table, FileIO io, ReentrantLock commitLock, FeatureStoreConfig config, ExecutorService workers) {
+    this.id = requireNonNull(id, "id is null");
+    this.table = requireNonNull(table, "table is null");
+    this.io = requireNonNull(io, "io is null");
+    this.commitLock = requireNonNull(commitLock, "commitLock is null");
+    this.config = requireNonNull(config, "config is null");
+    this.workers = requireNonNull(workers, "workers is null");
+  }
+
+  public TableId id() {
+    return id;
+  }
+
+  /** The Iceberg table, as of its last refresh. */
+  public Table table() {
+    return table;
+  }
+
+  /** Reloads and returns the Iceberg table. */
+  public Table refreshed() {
+    table.refresh();
+    return table;
+  }
+
+  public FileIO io() {
+    return io;
+  }
+
+  public FeatureStoreConfig config() {
+    return config;
+  }
+
+  /** A pool of worker threads shared by the store (for parallel file writes and reads). */
+  public ExecutorService workers() {
+    return workers;
+  }
+
+  /**
+   * Runs {@code action} holding this table's commit lock, after refreshing the table, and
+   * translates Iceberg failures to the library's exceptions.
+   */
+  public <T> T commitLocked(Supplier<T> action) {
+    commitLock.lock();
+    try {
+      table.refresh();
+      return action.get();
+    } catch (RuntimeException e) {
+      throw Errors.translate(e, "commit to table " + id);
+    } finally {
+      commitLock.unlock();
+    }
+  }
+
+  /** Runs {@code action}, translating Iceberg failures to the library's exceptions. */
+  public <T> T translating(String what, Supplier<T> action) {
+    try {
+      return action.get();
+    } catch (RuntimeException e) {
+      throw Errors.translate(e, what);
+    }
+  }
+}
