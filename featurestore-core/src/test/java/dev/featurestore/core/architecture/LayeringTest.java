@@ -1,0 +1,79 @@
+package dev.featurestore.core.architecture;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The layering of the code, written down once so it cannot drift silently.
+ *
+ * <ul>
+ *   <li>The API ({@code dev.featurestore}, {@code dev.featurestore.spi}) knows nothing of the
+ *       implementation, nor of Iceberg core, Parquet, Hadoop, AWS, DuckDB or SQLite.
+ *   <li>Storage and catalog are the bottom layer: they know no table concern.
+ *   <li>Each table concern (ingest, schema, snapshot, query, stats) stands alone: no concern
+ *       depends on another, and none on the store implementation except {@code TableHandle} and
+ *       {@code Errors}.
+ * </ul>
+ */
+class LayeringTest {
+  private static JavaClasses classes;
+
+  @BeforeAll
+  static void importClasses() {
+    classes = new ClassFileImporter()
+        .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+        .importPackages("dev.featurestore");
+  }
+
+  @Test
+  void api_dependsOnNoImplementation() {
+    noClasses().that().resideInAnyPackage("dev.featurestore", "dev.featurestore.spi")
+        .should().dependOnClassesThat().resideInAnyPackage(
+            "dev.featurestore.core..", "org.apache.hadoop..", "org.apache.parquet..",
+            "software.amazon..", "org.duckdb..", "org.sqlite..", "org.apache.iceberg.data..",
+            "org.apache.iceberg.jdbc..", "org.apache.iceberg.parquet..", "org.apache.iceberg.aws..")
+        .check(classes);
+  }
+
+  @Test
+  void storageAndCatalog_knowNoTableConcern() {
+    noClasses().that().resideInAnyPackage("dev.featurestore.core.storage..", "dev.featurestore.core.catalog..")
+        .should().dependOnClassesThat().resideInAnyPackage(
+            "dev.featurestore.core.ingest..", "dev.featurestore.core.schema..", "dev.featurestore.core.snapshot..",
+            "dev.featurestore.core.query..", "dev.featurestore.core.stats..")
+        .check(classes);
+  }
+
+  @Test
+  void tableConcerns_areIndependentOfEachOther() {
+    slices().matching("dev.featurestore.core.(ingest|schema|snapshot|query|stats)..")
+        .should().notDependOnEachOther()
+        .check(classes);
+  }
+
+  @Test
+  void tableConcerns_useOnlyTableHandleAndErrorsOfTheStore() {
+    noClasses().that().resideInAnyPackage(
+            "dev.featurestore.core.ingest..", "dev.featurestore.core.schema..", "dev.featurestore.core.snapshot..",
+            "dev.featurestore.core.query..", "dev.featurestore.core.stats..")
+        .should().dependOnClassesThat().haveFullyQualifiedName("dev.featurestore.core.DefaultFeatureStore")
+        .orShould().dependOnClassesThat().haveFullyQualifiedName("dev.featurestore.core.DefaultFeatureTable")
+        .check(classes);
+  }
+
+  /**
+   * The root package {@code dev.featurestore.core} is the composition root: it wires the
+   * concerns together and shares {@code TableHandle}/{@code Errors} with them, so it is left out;
+   * everything below it must be free of cycles, and the API must not depend on anything.
+   */
+  @Test
+  void noPackageCycles_belowTheCompositionRoot() {
+    slices().matching("dev.featurestore.core.(*)..").should().beFreeOfCycles().check(classes);
+  }
+}
