@@ -45,6 +45,10 @@ import org.apache.iceberg.util.SnapshotUtil;
  * its schema, after refreshing the table. A {@link QueryResult} is not thread-safe: iterate it from
  * one thread.
  *
+ * <p>Schemas: the current version and branches read with the table's current schema (a schema
+ * change is visible at once, as in Iceberg); a snapshot id, a time or a tag reads with the schema
+ * that snapshot was written with, so renamed and dropped columns read as they were then.
+ *
  * <p>Rows are exact: files are pruned by partition values and column statistics, then every row
  * is checked against the whole filter, and positional and equality deletes are applied.
  */
@@ -187,6 +191,13 @@ public final class TableQuery {
       }
       if (snapshot == null) {
         return new Resolved(table, null, table.schema());
+      }
+      // Iceberg's rule: the current state and branches read with the table's schema (so a schema
+      // change is visible before the next write); snapshot ids, times and tags read with the
+      // schema the snapshot was written with.
+      if (version.kind() == Version.Kind.CURRENT
+          || (version.kind() == Version.Kind.REF && table.refs().get(version.ref()).isBranch())) {
+        return new Resolved(table, snapshot, table.schema());
       }
       Integer schemaId = snapshot.schemaId();
       Schema schema = schemaId == null ? null : table.schemas().get(schemaId);
