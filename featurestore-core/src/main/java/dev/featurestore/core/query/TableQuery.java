@@ -1,13 +1,281 @@
 package dev.featurestore.core.query;
 
+import static java.util.Objects.requireNonNull;
+
+import dev.featurestore.ExportResult;
+import dev.featurestore.NotFoundException;
+import dev.featurestore.QueryResult;
+import dev.featurestore.SnapshotNotFoundException;
 import dev.featurestore.TimeTravelQuery;
 import dev.featurestore.core.TableHandle;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.SnapshotRef;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.expressions.Binder;
+import org.apache.iceberg.expressions.Expression;
+import org.apache.iceberg.expressions.Expressions;
+import org.apache.iceberg.types.TypeUtil;
+import org.apache.iceberg.types.Types;
+import org.apache.iceberg.util.SnapshotUtil;
 
-/** STUB: to be implemented. */
+/**
+ * Entry point of time-travel reads: {@link #of(TableHandle)} returns a query of the current
+ * snapshot with every column, to refine.
+ *
+ * <pre>{@code
+ * TimeTravelQuery base = TableQuery.of(handle).select("entity_id", "feature_a");
+ * try (QueryResult rows = base.asOfSnapshot(42L).filter(Expressions.greaterThan("feature_a", 0.5)).execute()) {
+ *   rows.forEach(row -> System.out.println(row.toMap()));
+ * }
+ * }</pre>
+ *
+ * <p>Queries are immutable: every refinement returns a new query and leaves the receiver as it
+ * was, so one query may be shared between threads and refined or executed from each. The version
+ * (snapshot and its schema) is resolved when the query is executed, counted, exported or asked for
+ * its schema, after refreshing the table. A {@link QueryResult} is not thread-safe: iterate it from
+ * one thread.
+ *
+ * <p>Schemas: the current version and branches read with the table's current schema (a schema
+ * change is visible at once, as in Iceberg); a snapshot id, a time or a tag reads with the schema
+ * that snapshot was written with, so renamed and dropped columns read as they were then.
+ *
+ * <p>Rows are exact: files are pruned by partition values and column statistics, then every row
+ * is checked against the whole filter, and positional and equality deletes are applied.
+ */
 public final class TableQuery {
   private TableQuery() {}
 
+  /** A query of the table's current snapshot, with every column and no filter. */
   public static TimeTravelQuery of(TableHandle handle) {
-    throw new UnsupportedOperationException(handle.id().toString());
+    return new Query(handle, Version.CURRENT, null, Expressions.alwaysTrue(), true);
+  }
+
+  /** Which version a query reads; resolved lazily so a query can outlive many commits. */
+  record Version(Kind kind, long snapshotId, Instant time, String ref) {
+    enum Kind { CURRENT, SNAPSHOT, TIME, REF }
+
+    static final Version CURRENT = new Version(Kind.CURRENT, -1, null, null);
+  }
+
+  /** A version resolved against table metadata: the snapshot (null for an empty table) and its schema. */
+  record Resolved(Table table, Snapshot snapshot, Schema schema) {
+    long snapshotId() {
+      return snapshot == null ? -1L : snapshot.snapshotId();
+    }
+  }
+
+  /** What a query reads: the projected columns, and the read schema (projection plus filter columns). */
+  record Plan(Resolved resolved, Schema projected, Schema readSchema, Expression filter, boolean caseSensitive) {}
+
+  private static final class Query implements TimeTravelQuery {
+    private final TableHandle handle;
+    private final Version version;
+    private final List<String> columns; // null: every column of the version's schema
+    private final Expression filter;
+    private final boolean caseSensitive;
+
+    private Query(TableHandle handle, Version version, List<String> columns, Expression filter, boolean caseSensitive) {
+      this.handle = requireNonNull(handle, "handle is null");
+      this.version = version;
+      this.columns = columns == null ? null : List.copyOf(columns);
+      this.filter = filter;
+      this.caseSensitive = caseSensitive;
+    }
+
+    @Override
+    public TimeTravelQuery current() {
+      return new Query(handle, Version.CURRENT, columns, filter, caseSensitive);
+    }
+
+    @Override
+    public TimeTravelQuery asOfSnapshot(long snapshotId) {
+      return new Query(handle, new Version(Version.Kind.SNAPSHOT, snapshotId, null, null), columns, filter, caseSensitive);
+    }
+
+    @Override
+    public TimeTravelQuery asOf(Instant time) {
+      requireNonNull(time, "time is null");
+      return new Query(handle, new Version(Version.Kind.TIME, -1, time, null), columns, filter, caseSensitive);
+    }
+
+    @Override
+    public TimeTravelQuery atRef(String ref) {
+      requireNonNull(ref, "ref is null");
+      return new Query(handle, new Version(Version.Kind.REF, -1, null, ref), columns, filter, caseSensitive);
+    }
+
+    @Override
+    public TimeTravelQuery select(String... selected) {
+      requireNonNull(selected, "columns is null");
+      for (String column : selected) {
+        requireNonNull(column, "column is null");
+      }
+      if (selected.length == 0) {
+        throw new IllegalArgumentException("Cannot select columns: no column given");
+      }
+      return new Query(handle, version, Arrays.asList(selected), filter, caseSensitive);
+    }
+
+    @Override
+    public TimeTravelQuery filter(Expression more) {
+      requireNonNull(more, "filter is null");
+      Expression combined = filter == Expressions.alwaysTrue() ? more : Expressions.and(filter, more);
+      return new Query(handle, version, columns, combined, caseSensitive);
+    }
+
+    @Override
+    public Schema schema() {
+      return plan().projected();
+    }
+
+    @Override
+    public QueryResult execute() {
+      return ScanExecution.execute(handle, plan());
+    }
+
+    @Override
+    public long count() {
+      return ScanExecution.count(handle, plan());
+    }
+
+    @Override
+    public ExportResult exportParquet(Path file) {
+      requireNonNull(file, "file is null");
+      return ParquetExport.export(handle, plan(), file);
+    }
+
+    private Plan plan() {
+      Table table = handle.translating("refresh table " + handle.id(), handle::refreshed);
+      Resolved resolved = resolve(table);
+      Schema projected = project(resolved);
+      Schema readSchema = withFilterColumns(resolved, projected);
+      return new Plan(resolved, projected, readSchema, filter, caseSensitive);
+    }
+
+    private Resolved resolve(Table table) {
+      String prefix = "Cannot read table " + handle.id() + ": ";
+      Snapshot snapshot;
+      switch (version.kind()) {
+        case CURRENT -> snapshot = table.currentSnapshot();
+        case SNAPSHOT -> {
+          snapshot = table.snapshot(version.snapshotId());
+          if (snapshot == null) {
+            throw new SnapshotNotFoundException(prefix + "unknown snapshot id: " + version.snapshotId());
+          }
+        }
+        case TIME -> {
+          Long id = SnapshotUtil.nullableSnapshotIdAsOfTime(table, version.time().toEpochMilli());
+          snapshot = id == null ? null : table.snapshot(id);
+          if (snapshot == null) {
+            throw new SnapshotNotFoundException(prefix + "time is before the first snapshot: " + version.time());
+          }
+        }
+        case REF -> {
+          SnapshotRef ref = table.refs().get(version.ref());
+          snapshot = ref == null ? null : table.snapshot(ref.snapshotId());
+          if (snapshot == null) {
+            throw new SnapshotNotFoundException(prefix + "unknown ref: " + version.ref());
+          }
+        }
+        default -> throw new IllegalStateException("Unknown version kind: " + version.kind());
+      }
+      if (snapshot == null) {
+        return new Resolved(table, null, table.schema());
+      }
+      // Iceberg's rule: the current state and branches read with the table's schema (so a schema
+      // change is visible before the next write); snapshot ids, times and tags read with the
+      // schema the snapshot was written with.
+      if (version.kind() == Version.Kind.CURRENT
+          || (version.kind() == Version.Kind.REF && table.refs().get(version.ref()).isBranch())) {
+        return new Resolved(table, snapshot, table.schema());
+      }
+      Integer schemaId = snapshot.schemaId();
+      Schema schema = schemaId == null ? null : table.schemas().get(schemaId);
+      if (schema == null) {
+        schema = SnapshotUtil.schemaFor(table, snapshot.snapshotId());
+      }
+      return new Resolved(table, snapshot, schema);
+    }
+
+    /** The selected columns in the order asked for (nested names keep their top-level column). */
+    private Schema project(Resolved resolved) {
+      Schema schema = resolved.schema();
+      if (columns == null) {
+        return schema;
+      }
+      // top-level field id -> the selected names under it, in order of first mention
+      Map<Integer, List<String>> byRoot = new LinkedHashMap<>();
+      for (String column : columns) {
+        Types.NestedField field = caseSensitive ? schema.findField(column) : schema.caseInsensitiveFindField(column);
+        if (field == null) {
+          throw new NotFoundException("Cannot select column: column does not exist in snapshot "
+              + resolved.snapshotId() + ": " + column);
+        }
+        Types.NestedField root = rootOf(schema, column);
+        byRoot.computeIfAbsent(root.fieldId(), id -> new ArrayList<>()).add(column);
+      }
+      List<Types.NestedField> fields = new ArrayList<>();
+      for (List<String> names : byRoot.values()) {
+        Schema selected = caseSensitive ? schema.select(names) : schema.caseInsensitiveSelect(names);
+        fields.add(selected.columns().get(0));
+      }
+      return new Schema(fields);
+    }
+
+    private Types.NestedField rootOf(Schema schema, String column) {
+      int dot = column.indexOf('.');
+      while (dot > 0) {
+        String prefix = column.substring(0, dot);
+        Types.NestedField field = caseSensitive ? schema.findField(prefix) : schema.caseInsensitiveFindField(prefix);
+        if (field != null && schema.asStruct().field(field.fieldId()) != null) {
+          return field;
+        }
+        dot = column.indexOf('.', dot + 1);
+      }
+      return caseSensitive ? schema.findField(column) : schema.caseInsensitiveFindField(column);
+    }
+
+    /** Appends the top-level columns the filter needs but the projection lacks. */
+    private Schema withFilterColumns(Resolved resolved, Schema projected) {
+      if (filter == Expressions.alwaysTrue()) {
+        return projected;
+      }
+      Set<Integer> needed = handle.translating("filter table " + handle.id(), () ->
+          Binder.boundReferences(resolved.schema().asStruct(), Collections.singletonList(filter), caseSensitive));
+      Set<Integer> present = TypeUtil.getProjectedIds(projected);
+      List<Integer> missing = needed.stream().filter(id -> !present.contains(id)).toList();
+      if (missing.isEmpty()) {
+        return projected;
+      }
+      List<Types.NestedField> fields = new ArrayList<>(projected.columns());
+      Set<Integer> topLevel = new java.util.HashSet<>();
+      projected.columns().forEach(f -> topLevel.add(f.fieldId()));
+      for (Types.NestedField extra : TypeUtil.select(resolved.schema(), Set.copyOf(missing)).columns()) {
+        if (topLevel.add(extra.fieldId())) {
+          fields.add(extra);
+        } else {
+          throw new IllegalArgumentException("Cannot filter table " + handle.id()
+              + ": filter uses a nested field of a partially selected column; select the whole column: "
+              + extra.name());
+        }
+      }
+      return new Schema(fields);
+    }
+
+    @Override
+    public String toString() {
+      return "TimeTravelQuery{table=" + handle.id() + ", version=" + version
+          + ", columns=" + (columns == null ? "*" : columns) + ", filter=" + filter + "}";
+    }
   }
 }

@@ -1,24 +1,311 @@
 package dev.featurestore.core.schema;
 
-import dev.featurestore.SchemaEvolution;
-import dev.featurestore.core.TableHandle;
-import org.apache.iceberg.Schema;
-import org.apache.iceberg.types.Type;
+import static java.util.Objects.requireNonNull;
 
-/** STUB: to be implemented. */
+import dev.featurestore.CommitStateUnknownException;
+import dev.featurestore.SchemaEvolution;
+import dev.featurestore.ValidationException;
+import dev.featurestore.core.TableHandle;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.iceberg.PartitionField;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.SortField;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.UpdateSchema;
+import org.apache.iceberg.types.Type;
+import org.apache.iceberg.types.Types;
+
+/**
+ * A pending schema change of one table, on top of Iceberg's {@link UpdateSchema}.
+ *
+ * <pre>{@code
+ * Schema updated = new SchemaChange(handle)
+ *     .addColumn("feature_c", Types.DoubleType.get(), "7-day mean")
+ *     .renameColumn("feature_a", "feature_a_7d")
+ *     .commit();
+ * }</pre>
+ *
+ * <p>Each step is checked when it is added, against the schema the steps so far produce, so a bad
+ * step throws {@link ValidationException} at once and leaves the pending change as it was. Steps
+ * refer to columns by field id once checked, so the change is replayed correctly at commit even
+ * if another writer committed data (or renamed an unrelated column) in between.
+ *
+ * <p>Thread safety: not thread-safe; build and commit a change from one thread. Commits of
+ * several changes to the same table are serialized by the table's commit lock.
+ */
 public final class SchemaChange implements SchemaEvolution {
   private final TableHandle handle;
+  /** The schema the steps were checked against (the table's schema when the change started). */
+  private final Schema base;
+  private final List<Step> steps = new ArrayList<>();
+  /** Field id in the preview to the full name a column was added under in this change. */
+  private final Map<Integer, String> addedNames = new HashMap<>();
+  private Schema preview;
+  private boolean committed = false;
 
   public SchemaChange(TableHandle handle) {
-    this.handle = handle;
+    this.handle = requireNonNull(handle, "handle is null");
+    this.base = handle.translating("load schema of table " + handle.id(), () -> handle.refreshed().schema());
+    this.preview = base;
   }
 
-  @Override public SchemaEvolution addColumn(String name, Type type, String doc) { throw new UnsupportedOperationException(); }
-  @Override public SchemaEvolution renameColumn(String name, String newName) { throw new UnsupportedOperationException(); }
-  @Override public SchemaEvolution widenColumn(String name, Type.PrimitiveType newType) { throw new UnsupportedOperationException(); }
-  @Override public SchemaEvolution makeOptional(String name) { throw new UnsupportedOperationException(); }
-  @Override public SchemaEvolution updateDoc(String name, String doc) { throw new UnsupportedOperationException(); }
-  @Override public SchemaEvolution dropColumn(String name) { throw new UnsupportedOperationException(); }
-  @Override public Schema apply() { throw new UnsupportedOperationException(); }
-  @Override public Schema commit() { throw new UnsupportedOperationException(handle.id().toString()); }
+  @Override
+  public SchemaEvolution addColumn(String name, Type type, String doc) {
+    requireNonNull(name, "name is null");
+    requireNonNull(type, "type is null");
+    checkOpen();
+    if (preview.findField(name) != null) {
+      throw new ValidationException("Cannot add column: column already exists: " + name);
+    }
+    int dot = name.lastIndexOf('.');
+    Ref parent = null;
+    String leaf = name;
+    if (dot >= 0) {
+      String parentName = name.substring(0, dot);
+      leaf = name.substring(dot + 1);
+      Types.NestedField parentField = preview.findField(parentName);
+      if (parentField == null) {
+        throw new ValidationException("Cannot add column " + name + ": missing parent column: " + parentName);
+      }
+      if (!parentField.type().isStructType()) {
+        throw new ValidationException("Cannot add column " + name + ": parent is not a struct: " + parentName);
+      }
+      parent = ref(parentField.fieldId());
+    }
+    if (leaf.isEmpty()) {
+      throw new IllegalArgumentException("Cannot add column: empty name: " + name);
+    }
+    Ref parentRef = parent;
+    String leafName = leaf;
+    return addStep("add column " + name, (update, names) -> {
+      if (parentRef == null) {
+        update.addColumn(leafName, type, doc);
+      } else {
+        update.addColumn(parentRef.name(names), leafName, type, doc);
+      }
+    }, name);
+  }
+
+  @Override
+  public SchemaEvolution renameColumn(String name, String newName) {
+    requireNonNull(name, "name is null");
+    requireNonNull(newName, "newName is null");
+    checkOpen();
+    Types.NestedField field = preview.findField(name);
+    if (field == null) {
+      throw new ValidationException("Cannot rename missing column: " + name);
+    }
+    if (newName.isEmpty() || newName.contains(".")) {
+      throw new IllegalArgumentException(
+          "Cannot rename column " + name + ": new name must be a non-empty leaf name without dots: " + newName);
+    }
+    int dot = name.lastIndexOf('.');
+    String fullNewName = dot < 0 ? newName : name.substring(0, dot + 1) + newName;
+    Types.NestedField existing = preview.findField(fullNewName);
+    if (existing != null && existing.fieldId() != field.fieldId()) {
+      throw new ValidationException("Cannot rename column " + name + ": column already exists: " + newName);
+    }
+    Ref target = ref(field.fieldId());
+    return addStep("rename column " + name, (update, names) -> update.renameColumn(target.name(names), newName), null);
+  }
+
+  @Override
+  public SchemaEvolution widenColumn(String name, Type.PrimitiveType newType) {
+    requireNonNull(name, "name is null");
+    requireNonNull(newType, "newType is null");
+    checkOpen();
+    Types.NestedField field = preview.findField(name);
+    if (field == null) {
+      throw new ValidationException("Cannot widen missing column: " + name);
+    }
+    if (!SchemaEvolution.isValidTypePromotion(field.type(), newType)) {
+      throw new ValidationException(
+          "Cannot widen column " + name + ": cannot promote " + field.type() + " to " + newType);
+    }
+    Ref target = ref(field.fieldId());
+    return addStep("widen column " + name, (update, names) -> update.updateColumn(target.name(names), newType), null);
+  }
+
+  @Override
+  public SchemaEvolution makeOptional(String name) {
+    requireNonNull(name, "name is null");
+    checkOpen();
+    Types.NestedField field = preview.findField(name);
+    if (field == null) {
+      throw new ValidationException("Cannot make missing column optional: " + name);
+    }
+    if (preview.identifierFieldIds().contains(field.fieldId())) {
+      throw new ValidationException("Cannot make column optional: column is an identifier field: " + name);
+    }
+    Ref target = ref(field.fieldId());
+    return addStep("make column optional " + name, (update, names) -> update.makeColumnOptional(target.name(names)), null);
+  }
+
+  @Override
+  public SchemaEvolution updateDoc(String name, String doc) {
+    requireNonNull(name, "name is null");
+    checkOpen();
+    Types.NestedField field = preview.findField(name);
+    if (field == null) {
+      throw new ValidationException("Cannot update doc of missing column: " + name);
+    }
+    Ref target = ref(field.fieldId());
+    return addStep("update doc of column " + name, (update, names) -> update.updateColumnDoc(target.name(names), doc), null);
+  }
+
+  @Override
+  public SchemaEvolution dropColumn(String name) {
+    requireNonNull(name, "name is null");
+    checkOpen();
+    Types.NestedField field = preview.findField(name);
+    if (field == null) {
+      throw new ValidationException("Cannot drop missing column: " + name);
+    }
+    Table table = handle.table();
+    for (PartitionSpec spec : table.specs().values()) {
+      for (PartitionField partitionField : spec.fields()) {
+        if (isOrContains(field, partitionField.sourceId())) {
+          throw new ValidationException(
+              "Cannot drop column: column is the source of partition field " + partitionField.name() + ": " + name);
+        }
+      }
+    }
+    for (SortField sortField : table.sortOrder().fields()) {
+      if (isOrContains(field, sortField.sourceId())) {
+        throw new ValidationException("Cannot drop column: column is in the table's sort order: " + name);
+      }
+    }
+    for (int identifierId : preview.identifierFieldIds()) {
+      if (isOrContains(field, identifierId)) {
+        throw new ValidationException("Cannot drop column: column is an identifier field: " + name);
+      }
+    }
+    Ref target = ref(field.fieldId());
+    return addStep("drop column " + name, (update, names) -> update.deleteColumn(target.name(names)), null);
+  }
+
+  @Override
+  public Schema apply() {
+    return preview;
+  }
+
+  @Override
+  public Schema commit() {
+    checkOpen();
+    if (steps.isEmpty()) {
+      committed = true;
+      return handle.translating("load schema of table " + handle.id(), () -> handle.refreshed().schema());
+    }
+    try {
+      Schema result = handle.commitLocked(() -> {
+        Table table = handle.table();
+        UpdateSchema update = table.updateSchema();
+        replay(update, table.schema(), steps);
+        update.commit();
+        return table.schema();
+      });
+      committed = true;
+      return result;
+    } catch (CommitStateUnknownException e) {
+      committed = true; // never retried blindly: the caller must check the table first
+      throw e;
+    }
+  }
+
+  private SchemaEvolution addStep(String what, StepAction action, String addedName) {
+    Step step = new Step(action);
+    List<Step> candidate = new ArrayList<>(steps);
+    candidate.add(step);
+    Schema next;
+    try {
+      UpdateSchema update = handle.table().updateSchema();
+      replay(update, base, candidate);
+      next = update.apply();
+    } catch (IllegalArgumentException | IllegalStateException | org.apache.iceberg.exceptions.ValidationException e) {
+      throw new ValidationException("Cannot " + what + ": " + e.getMessage(), e);
+    }
+    steps.add(step);
+    if (addedName != null) {
+      Types.NestedField added = next.findField(addedName);
+      if (added != null) {
+        addedNames.put(added.fieldId(), addedName);
+      }
+    }
+    preview = next;
+    return this;
+  }
+
+  /**
+   * Replays the steps on a fresh Iceberg update. Columns of the base schema are named by their id
+   * in {@code current} (the schema the update starts from), columns added in this change by the
+   * name they were added under.
+   */
+  private void replay(UpdateSchema update, Schema current, List<Step> toApply) {
+    Names names = id -> {
+      // added columns first: a concurrent writer may have taken their preview ids
+      String added = addedNames.get(id);
+      if (added != null) {
+        return added;
+      }
+      String name = current.findColumnName(id);
+      if (name != null) {
+        return name;
+      }
+      throw new ValidationException(
+          "Cannot commit schema change to table " + handle.id() + ": column was dropped concurrently: field id " + id);
+    };
+    for (Step step : toApply) {
+      step.action.apply(update, names);
+    }
+  }
+
+  /** Refers to a column by field id: ids survive renames by other steps or other writers. */
+  private Ref ref(int fieldId) {
+    return new Ref(fieldId);
+  }
+
+  private static boolean isOrContains(Types.NestedField field, int fieldId) {
+    if (field.fieldId() == fieldId) {
+      return true;
+    }
+    if (field.type().isNestedType()) {
+      for (Types.NestedField child : field.type().asNestedType().fields()) {
+        if (isOrContains(child, fieldId)) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  private void checkOpen() {
+    if (committed) {
+      throw new IllegalStateException("Cannot commit schema change: already committed");
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "SchemaChange{table=" + handle.id() + ", steps=" + steps.size() + "}";
+  }
+
+  private interface Names {
+    String nameOf(int fieldId);
+  }
+
+  private interface StepAction {
+    void apply(UpdateSchema update, Names names);
+  }
+
+  private record Step(StepAction action) {}
+
+  private record Ref(int fieldId) {
+    String name(Names names) {
+      return names.nameOf(fieldId);
+    }
+  }
 }

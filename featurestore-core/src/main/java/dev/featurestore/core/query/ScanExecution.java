@@ -1,0 +1,284 @@
+package dev.featurestore.core.query;
+
+import dev.featurestore.QueryResult;
+import dev.featurestore.Row;
+import dev.featurestore.ScanStats;
+import dev.featurestore.core.TableHandle;
+import dev.featurestore.core.query.TableQuery.Plan;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.NoSuchElementException;
+import java.util.Set;
+import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.SnapshotSummary;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.TableScan;
+import org.apache.iceberg.data.GenericDeleteFilter;
+import org.apache.iceberg.data.IdentityPartitionConverters;
+import org.apache.iceberg.data.InternalRecordWrapper;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.expressions.Evaluator;
+import org.apache.iceberg.expressions.Expression;
+import org.apache.iceberg.expressions.Expressions;
+import org.apache.iceberg.formats.FormatModelRegistry;
+import org.apache.iceberg.formats.ReadBuilder;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.io.CloseableIterator;
+import org.apache.iceberg.io.InputFile;
+import org.apache.iceberg.relocated.com.google.common.collect.Iterables;
+import org.apache.iceberg.util.PartitionUtil;
+
+/**
+ * Plans a query with Iceberg (snapshot, projection, filter to pruned file tasks with their delete
+ * files) and reads the planned tasks with Iceberg's generic readers, so planning happens once.
+ * Like Iceberg's own {@code GenericReader}, but deletes are resolved against the snapshot's
+ * schema (not the current one), and every row is checked against the whole filter, so rows are
+ * exact even when planning could not use the filter.
+ */
+final class ScanExecution {
+  private ScanExecution() {}
+
+  /** Planned file tasks and what planning found. */
+  record Planned(List<FileScanTask> tasks, boolean filterUsedInPlanning, long totalDataFiles,
+      long deleteFiles, long plannedBytes, long planningNanos) {}
+
+  static Planned planFiles(TableHandle handle, Plan plan) {
+    long start = System.nanoTime();
+    TableQuery.Resolved resolved = plan.resolved();
+    if (resolved.snapshot() == null) {
+      return new Planned(List.of(), true, 0, 0, 0, System.nanoTime() - start);
+    }
+    Table table = resolved.table();
+    List<FileScanTask> tasks;
+    boolean filterUsed = true;
+    try {
+      tasks = planFiles(table, resolved.snapshotId(), plan.readSchema(), plan.filter(), plan.caseSensitive());
+    } catch (org.apache.iceberg.exceptions.ValidationException | IllegalArgumentException e) {
+      if (plan.filter() == Expressions.alwaysTrue()) {
+        throw handleError(handle, e);
+      }
+      // Planning binds partition filters with today's specs; a filter on a column an old snapshot
+      // had but the current schema renamed or dropped cannot bind there. Plan unpruned; rows are
+      // still filtered exactly.
+      tasks = planFiles(table, resolved.snapshotId(), plan.readSchema(), Expressions.alwaysTrue(), plan.caseSensitive());
+      filterUsed = false;
+    }
+    Set<String> deleteFiles = new HashSet<>();
+    long bytes = 0;
+    for (FileScanTask task : tasks) {
+      bytes += task.file().fileSizeInBytes();
+      for (DeleteFile delete : task.deletes()) {
+        deleteFiles.add(delete.location());
+      }
+    }
+    Map<String, String> summary = resolved.snapshot().summary();
+    long total = tasks.size();
+    if (summary != null && summary.containsKey(SnapshotSummary.TOTAL_DATA_FILES_PROP)) {
+      total = Math.max(total, Long.parseLong(summary.get(SnapshotSummary.TOTAL_DATA_FILES_PROP)));
+    }
+    return new Planned(List.copyOf(tasks), filterUsed, total, deleteFiles.size(), bytes, System.nanoTime() - start);
+  }
+
+  private static RuntimeException handleError(TableHandle handle, RuntimeException e) {
+    return dev.featurestore.core.Errors.translate(e, "plan scan of table " + handle.id());
+  }
+
+  private static List<FileScanTask> planFiles(Table table, long snapshotId, Schema readSchema, Expression filter,
+      boolean caseSensitive) {
+    TableScan scan = table.newScan()
+        .useSnapshot(snapshotId)
+        .caseSensitive(caseSensitive)
+        .project(readSchema)
+        .filter(filter);
+    List<FileScanTask> tasks = new ArrayList<>();
+    try (CloseableIterable<FileScanTask> files = scan.planFiles()) {
+      files.forEach(tasks::add);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return tasks;
+  }
+
+  static QueryResult execute(TableHandle handle, Plan plan) {
+    Planned planned = handle.translating("plan scan of table " + handle.id(), () -> planFiles(handle, plan));
+    return new ScanResult(handle, plan, planned, read(plan, planned));
+  }
+
+  static long count(TableHandle handle, Plan plan) {
+    Planned planned = handle.translating("plan scan of table " + handle.id(), () -> planFiles(handle, plan));
+    boolean fromMetadata = planned.filterUsedInPlanning();
+    for (FileScanTask task : planned.tasks()) {
+      if (!task.deletes().isEmpty() || task.residual() != Expressions.alwaysTrue()) {
+        fromMetadata = false;
+        break;
+      }
+    }
+    if (fromMetadata) {
+      long rows = 0;
+      for (FileScanTask task : planned.tasks()) {
+        rows += task.file().recordCount();
+      }
+      return rows;
+    }
+    try (QueryResult result = new ScanResult(handle, plan, planned, read(plan, planned))) {
+      long rows = 0;
+      for (Iterator<Row> it = result.iterator(); it.hasNext(); it.next()) {
+        rows++;
+      }
+      return rows;
+    }
+  }
+
+  /** Lazily opens each task in turn; nothing is read until iteration. */
+  private static CloseableIterable<Record> read(Plan plan, Planned planned) {
+    if (planned.tasks().isEmpty()) {
+      return CloseableIterable.empty();
+    }
+    CloseableIterable<Record> records =
+        CloseableIterable.concat(Iterables.transform(planned.tasks(), task -> open(plan, task)));
+    if (plan.filter() == Expressions.alwaysTrue()) {
+      return records;
+    }
+    Schema readSchema = plan.readSchema();
+    Evaluator evaluator = new Evaluator(readSchema.asStruct(), plan.filter(), plan.caseSensitive());
+    InternalRecordWrapper wrapper = new InternalRecordWrapper(readSchema.asStruct());
+    // the wrapper is reused, so a result is single-threaded (as documented)
+    return CloseableIterable.filter(records, record -> evaluator.eval(wrapper.wrap(record)));
+  }
+
+  private static CloseableIterable<Record> open(Plan plan, FileScanTask task) {
+    Table table = plan.resolved().table();
+    GenericDeleteFilter deletes =
+        new GenericDeleteFilter(table.io(), task, plan.resolved().schema(), plan.readSchema());
+    Schema required = deletes.requiredSchema();
+    InputFile input = table.io().newInputFile(task.file());
+    Map<Integer, ?> constants = PartitionUtil.constantsMap(task, IdentityPartitionConverters::convertConstant);
+    ReadBuilder<Record, Object> builder = FormatModelRegistry.readBuilder(task.file().format(), Record.class, input);
+    CloseableIterable<Record> records = builder
+        .project(required)
+        .idToConstant(constants)
+        .split(task.start(), task.length())
+        .caseSensitive(plan.caseSensitive())
+        .filter(task.residual())
+        .build();
+    return deletes.filter(records);
+  }
+
+  /** A streamed result; single-use and single-threaded. */
+  static final class ScanResult implements QueryResult {
+    private final TableHandle handle;
+    private final Plan plan;
+    private final Planned planned;
+    private final CloseableIterable<Record> records;
+    private final RecordRow.Columns columns;
+    private CloseableIterator<Record> iterator;
+    private long rows = 0;
+    private long executionNanos = 0;
+    private boolean closed = false;
+
+    ScanResult(TableHandle handle, Plan plan, Planned planned, CloseableIterable<Record> records) {
+      this.handle = handle;
+      this.plan = plan;
+      this.planned = planned;
+      this.records = records;
+      this.columns = new RecordRow.Columns(plan.projected());
+    }
+
+    @Override
+    public Schema schema() {
+      return plan.projected();
+    }
+
+    @Override
+    public long snapshotId() {
+      return plan.resolved().snapshotId();
+    }
+
+    @Override
+    public ScanStats scanStats() {
+      long dataFiles = planned.tasks().size();
+      return new ScanStats(
+          snapshotId(),
+          planned.totalDataFiles(),
+          dataFiles,
+          planned.deleteFiles(),
+          planned.totalDataFiles() - dataFiles,
+          planned.plannedBytes(),
+          rows,
+          Duration.ofNanos(planned.planningNanos()),
+          Duration.ofNanos(executionNanos));
+    }
+
+    @Override
+    public Iterator<Row> iterator() {
+      if (closed) {
+        throw new IllegalStateException("Cannot iterate query result: result is closed");
+      }
+      if (iterator != null) {
+        throw new IllegalStateException("Cannot iterate query result: already iterated (a result is single-use)");
+      }
+      long start = System.nanoTime();
+      iterator = handle.translating("read table " + handle.id(), records::iterator);
+      executionNanos += System.nanoTime() - start;
+      return new Iterator<>() {
+        @Override
+        public boolean hasNext() {
+          if (closed) {
+            return false;
+          }
+          long start = System.nanoTime();
+          try {
+            return handle.translating("read table " + handle.id(), iterator::hasNext);
+          } finally {
+            executionNanos += System.nanoTime() - start;
+          }
+        }
+
+        @Override
+        public Row next() {
+          if (!hasNext()) {
+            throw new NoSuchElementException();
+          }
+          long start = System.nanoTime();
+          try {
+            Record record = handle.translating("read table " + handle.id(), iterator::next);
+            rows++;
+            return new RecordRow(record, columns);
+          } finally {
+            executionNanos += System.nanoTime() - start;
+          }
+        }
+      };
+    }
+
+    @Override
+    public void close() {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      try {
+        if (iterator != null) {
+          iterator.close();
+        }
+        records.close();
+      } catch (IOException e) {
+        throw new dev.featurestore.StorageException(
+            "Cannot close query result of table " + handle.id() + ": " + e.getMessage(), e);
+      }
+    }
+
+    @Override
+    public String toString() {
+      return "QueryResult{table=" + handle.id() + ", snapshot=" + snapshotId() + ", rows=" + rows + "}";
+    }
+  }
+}
