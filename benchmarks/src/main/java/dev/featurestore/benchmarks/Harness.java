@@ -93,13 +93,18 @@ final class Harness {
 
   /** Prints the RESULT line; call it last. */
   static void result(String name, Medians medians, String unit) {
+    System.out.println(resultLine(name, medians, unit));
+    System.out.flush();
+  }
+
+  /** {@code RESULT <name> ours=<v> baseline=<v> unit=<u> ratio=<ours/baseline>}; n/a for a side not run. */
+  static String resultLine(String name, Medians medians, String unit) {
     double ratio = medians.ours() / medians.baseline();
-    System.out.println("RESULT " + name
+    return "RESULT " + name
         + " ours=" + format(medians.ours())
         + " baseline=" + format(medians.baseline())
         + " unit=" + unit
-        + " ratio=" + (Double.isNaN(ratio) || Double.isInfinite(ratio) ? "n/a" : String.format(Locale.ROOT, "%.3f", ratio)));
-    System.out.flush();
+        + " ratio=" + (Double.isNaN(ratio) || Double.isInfinite(ratio) ? "n/a" : String.format(Locale.ROOT, "%.3f", ratio));
   }
 
   static String format(double value) {
