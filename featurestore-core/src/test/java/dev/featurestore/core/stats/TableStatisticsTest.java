@@ -23,6 +23,7 @@ import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.expressions.Expressions;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -176,6 +177,30 @@ class TableStatisticsTest {
     assertThat(commit.writeAmplification())
         .isEqualTo((double) (commit.dataBytesWritten() + commit.metadataBytesWritten()) / commit.dataBytesWritten());
     assertThat(stats.writeAmplification()).isGreaterThan(1.0);
+  }
+
+  @Test
+  void deleteCommit_addsNoDataAndHasZeroAmplification() {
+    FeatureTable table = create(false);
+    append(table, 40, 1);
+    table.unwrap(Table.class).newDelete().deleteFromRowFilter(Expressions.alwaysTrue()).commit();
+
+    TableStats stats = table.stats();
+
+    CommitStats delete = stats.commits().get(1);
+    assertThat(delete.operation()).isEqualTo("delete");
+    assertThat(delete.addedRows()).isZero();
+    assertThat(delete.deletedRows()).isEqualTo(40);
+    assertThat(delete.totalRows()).isZero();
+    assertThat(delete.dataBytesWritten()).isZero();
+    assertThat(delete.metadataBytesWritten()).isPositive();
+    assertThat(delete.writeAmplification()).isZero();
+    assertThat(stats.rows()).isZero();
+    assertThat(stats.dataFiles()).isZero();
+    assertThat(stats.dataBytes()).isZero();
+    // the first snapshot's manifest still exists and is still counted
+    assertThat(stats.manifestBytes()).isEqualTo(sizeOf(tableDir(table).resolve("metadata"), p -> p.toString().endsWith(".avro")));
+    assertThat(stats.writeAmplification()).isPositive();
   }
 
   @Test
