@@ -65,10 +65,10 @@ final class CommitBenchmark {
       };
       Harness.Medians medians = Harness.alternate(NAME, "ms", warmups, iterations, oursTrial, baselineTrial);
       if (Harness.runs("ours")) {
-        note("ours", ours.stats(), iterations);
+        note("ours", ours, iterations);
       }
       if (Harness.runs("baseline")) {
-        note("baseline", baseline.stats(), iterations);
+        note("baseline", baseline, iterations);
       }
       Harness.result(NAME, medians, "ms");
     } finally {
@@ -77,16 +77,19 @@ final class CommitBenchmark {
   }
 
   /** Median bytes written per measured commit (the last {@code iterations} commits). */
-  private static void note(String side, TableStats stats, int iterations) {
+  private static void note(String side, FeatureTable table, int iterations) {
+    long start = System.nanoTime();
+    TableStats stats = table.stats();
+    double statsMillis = Harness.elapsedNanos(start) / 1e6;
     List<CommitStats> commits = stats.commits();
     List<CommitStats> measured = commits.subList(Math.max(0, commits.size() - iterations), commits.size());
     long[] metadata = measured.stream().mapToLong(CommitStats::metadataBytesWritten).toArray();
     long[] data = measured.stream().mapToLong(CommitStats::dataBytesWritten).toArray();
     double[] amplification = measured.stream().mapToDouble(CommitStats::writeAmplification).toArray();
     Harness.note("commit %-8s: commits=%d median metadata bytes/commit=%.0f median data bytes/commit=%.0f "
-            + "median write amplification=%.1f table totalBytes=%d",
+            + "median write amplification=%.1f table totalBytes=%d (stats of %d snapshots in %.0f ms)",
         side, measured.size(), Harness.median(metadata), Harness.median(data), Harness.median(amplification),
-        stats.totalBytes());
+        stats.totalBytes(), stats.snapshots(), statsMillis);
   }
 
   private static Iterator<Record> records(Table table, List<Map<String, Object>> batch) {

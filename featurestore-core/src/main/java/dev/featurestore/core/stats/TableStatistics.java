@@ -14,6 +14,11 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
+import java.util.function.Function;
+import java.util.stream.Collectors;
 import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.ManifestFile;
 import org.apache.iceberg.Snapshot;
@@ -53,48 +58,40 @@ public final class TableStatistics {
   public static TableStats compute(TableHandle handle) {
     requireNonNull(handle, "handle is null");
     return handle.translating(
-        "compute stats of table " + handle.id(), () -> compute(handle.id(), handle.refreshed(), handle.io()));
+        "compute stats of table " + handle.id(),
+        () -> compute(handle.id(), handle.refreshed(), handle.io(), handle.workers()));
   }
 
-  /** Computes statistics of {@code table} as it is now, without refreshing it. */
-  static TableStats compute(TableId id, Table table, FileIO io) {
+  /**
+   * Computes statistics of {@code table} as it is now, without refreshing it; manifest lists and
+   * metadata files are read on {@code workers}.
+   */
+  static TableStats compute(TableId id, Table table, FileIO io, ExecutorService workers) {
     List<Snapshot> snapshots = new ArrayList<>();
     table.snapshots().forEach(snapshots::add);
     // Sequence numbers order commits in v2+; v1 tables have 0 everywhere and fall back to time.
     snapshots.sort(Comparator.comparingLong(Snapshot::sequenceNumber)
         .thenComparingLong(Snapshot::timestampMillis));
 
-    Map<String, Long> sizes = new HashMap<>();
-    Map<String, Long> manifestLengths = new LinkedHashMap<>();
+    // One task per snapshot and per metadata file: on object storage each is a round trip.
+    List<SnapshotFiles> perSnapshot = parallel(workers, snapshots, snapshot -> SnapshotFiles.read(snapshot, io));
+    Map<String, Long> manifestLengths = new HashMap<>();
     long manifestListBytes = 0;
-    Map<Long, Long> manifestBytesBySnapshot = new HashMap<>();
-    Map<Long, Long> manifestListBytesBySnapshot = new HashMap<>();
-    for (Snapshot snapshot : snapshots) {
-      long listBytes = snapshot.manifestListLocation() == null ? 0 : length(io, snapshot.manifestListLocation(), sizes);
-      manifestListBytes += listBytes;
-      manifestListBytesBySnapshot.put(snapshot.snapshotId(), listBytes);
-      long firstWritten = 0;
-      for (ManifestFile manifest : manifests(snapshot, io)) {
-        manifestLengths.putIfAbsent(manifest.path(), manifest.length());
-        if (manifest.snapshotId() != null && manifest.snapshotId() == snapshot.snapshotId()) {
-          firstWritten += manifest.length();
-        }
-      }
-      manifestBytesBySnapshot.put(snapshot.snapshotId(), firstWritten);
+    Map<Long, SnapshotFiles> filesBySnapshot = new HashMap<>();
+    for (SnapshotFiles files : perSnapshot) {
+      manifestListBytes += files.manifestListBytes();
+      files.manifestLengths().forEach(manifestLengths::putIfAbsent);
+      filesBySnapshot.put(files.snapshotId(), files);
     }
     long manifestBytes = manifestListBytes + manifestLengths.values().stream().mapToLong(Long::longValue).sum();
 
+    List<MetadataFile> metadataFiles = parallel(workers, metadataFiles(table), location -> MetadataFile.read(location, io));
     long metadataBytes = 0;
     Map<Long, Long> metadataFileBytesBySnapshot = new HashMap<>();
-    for (String location : metadataFiles(table)) {
-      long size = length(io, location, sizes);
-      if (size <= 0) {
-        continue; // expired or missing: neither counted nor attributed
-      }
-      metadataBytes += size;
-      OptionalLong current = currentSnapshotId(io, location);
-      if (current.isPresent()) {
-        metadataFileBytesBySnapshot.putIfAbsent(current.getAsLong(), size);
+    for (MetadataFile file : metadataFiles) { // log order: the oldest file recording a snapshot wins
+      metadataBytes += file.bytes();
+      if (file.currentSnapshotId().isPresent()) {
+        metadataFileBytesBySnapshot.putIfAbsent(file.currentSnapshotId().getAsLong(), file.bytes());
       }
     }
 
@@ -105,8 +102,9 @@ public final class TableStatistics {
       long dataWritten = longOf(summary, SnapshotSummary.ADDED_FILE_SIZE_PROP);
       dataBytesEverAdded += dataWritten;
       long snapshotId = snapshot.snapshotId();
-      long metadataWritten = manifestBytesBySnapshot.getOrDefault(snapshotId, 0L)
-          + manifestListBytesBySnapshot.getOrDefault(snapshotId, 0L)
+      SnapshotFiles files = filesBySnapshot.get(snapshotId);
+      long metadataWritten = files.firstWrittenManifestBytes()
+          + files.manifestListBytes()
           + metadataFileBytesBySnapshot.getOrDefault(snapshotId, 0L);
       commits.add(new CommitStats(
           snapshotId,
@@ -166,28 +164,73 @@ public final class TableStatistics {
     return files;
   }
 
-  private static OptionalLong currentSnapshotId(FileIO io, String location) {
-    try {
-      return MetadataFileHeader.currentSnapshotId(io, location);
-    } catch (NotFoundException e) {
-      return OptionalLong.empty(); // deleted between the size lookup and the read
+  /** What one snapshot's manifest list says, and what its files weigh. */
+  private record SnapshotFiles(
+      long snapshotId, long manifestListBytes, Map<String, Long> manifestLengths, long firstWrittenManifestBytes) {
+    static SnapshotFiles read(Snapshot snapshot, FileIO io) {
+      long listBytes = snapshot.manifestListLocation() == null ? 0 : length(io, snapshot.manifestListLocation());
+      Map<String, Long> lengths = new LinkedHashMap<>();
+      long firstWritten = 0;
+      for (ManifestFile manifest : manifests(snapshot, io)) {
+        if (lengths.putIfAbsent(manifest.path(), manifest.length()) == null
+            && manifest.snapshotId() != null
+            && manifest.snapshotId() == snapshot.snapshotId()) {
+          firstWritten += manifest.length();
+        }
+      }
+      return new SnapshotFiles(snapshot.snapshotId(), listBytes, lengths, firstWritten);
     }
   }
 
-  /** The file's length, 0 if it does not exist; cached per computation. */
-  private static long length(FileIO io, String location, Map<String, Long> cache) {
-    Long cached = cache.get(location);
-    if (cached != null) {
-      return cached;
+  /** A metadata.json: its size (0 if gone) and the snapshot it made current, if any. */
+  private record MetadataFile(long bytes, OptionalLong currentSnapshotId) {
+    static MetadataFile read(String location, FileIO io) {
+      long bytes = length(io, location);
+      if (bytes <= 0) {
+        return new MetadataFile(0, OptionalLong.empty()); // expired or missing
+      }
+      try {
+        return new MetadataFile(bytes, MetadataFileHeader.currentSnapshotId(io, location));
+      } catch (NotFoundException e) {
+        return new MetadataFile(0, OptionalLong.empty()); // deleted between the size lookup and the read
+      }
     }
-    long length;
+  }
+
+  private static <T, R> List<R> parallel(ExecutorService workers, List<T> items, Function<T, R> task) {
+    if (items.size() < 2) {
+      return items.stream().map(task).collect(Collectors.toList());
+    }
+    List<Future<R>> futures = new ArrayList<>(items.size());
+    for (T item : items) {
+      futures.add(workers.submit(() -> task.apply(item)));
+    }
+    List<R> results = new ArrayList<>(items.size());
     try {
-      length = io.newInputFile(location).getLength();
-    } catch (NotFoundException e) {
-      length = 0;
+      for (Future<R> future : futures) {
+        results.add(future.get());
+      }
+      return results;
+    } catch (InterruptedException e) {
+      futures.forEach(f -> f.cancel(true));
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("Cannot compute table stats: interrupted", e);
+    } catch (ExecutionException e) {
+      futures.forEach(f -> f.cancel(true));
+      if (e.getCause() instanceof RuntimeException runtime) {
+        throw runtime;
+      }
+      throw new IllegalStateException("Cannot compute table stats: " + e.getCause(), e.getCause());
     }
-    cache.put(location, length);
-    return length;
+  }
+
+  /** The file's length, 0 if it does not exist. */
+  private static long length(FileIO io, String location) {
+    try {
+      return io.newInputFile(location).getLength();
+    } catch (NotFoundException e) {
+      return 0;
+    }
   }
 
   private static Map<String, String> summary(Snapshot snapshot) {
