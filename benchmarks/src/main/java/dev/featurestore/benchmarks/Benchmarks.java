@@ -1,0 +1,58 @@
+package dev.featurestore.benchmarks;
+
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * Runs one benchmark by name: {@code Benchmarks <name> [key=value ...]}. Each {@code key=value}
+ * is set as a system property, so {@code ingest rows=100000 iterations=1} equals
+ * {@code -Drows=100000 -Diterations=1 ... ingest}.
+ *
+ * <p>Each benchmark measures our path and its baseline in the same process, alternating, after a
+ * warm-up, and prints as its last line
+ * {@code RESULT <name> ours=<value> baseline=<value> unit=<unit> ratio=<ours/baseline>}.
+ */
+public final class Benchmarks {
+  private static final Map<String, String> BENCHMARKS = new TreeMap<>(Map.of(
+      IngestBenchmark.NAME, "rows/s of a 5M-row synthetic ingest vs Iceberg's generic writer (higher is better)",
+      CommitBenchmark.NAME, "ms per 100-row append commit vs Iceberg's generic writer + newAppend (lower is better)"));
+
+  private Benchmarks() {}
+
+  public static void main(String[] args) throws Exception {
+    if (args.length == 0 || args[0].equals("-h") || args[0].equals("--help") || args[0].equals("list")) {
+      usage();
+      System.exit(args.length == 0 ? 2 : 0);
+    }
+    for (int i = 1; i < args.length; i++) {
+      int eq = args[i].indexOf('=');
+      if (eq <= 0) {
+        System.err.println("Cannot parse setting: expected key=value: " + args[i]);
+        System.exit(2);
+      }
+      System.setProperty(args[i].substring(0, eq), args[i].substring(eq + 1));
+    }
+    // keep Iceberg's INFO logging off stderr unless asked for
+    if (System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") == null) {
+      System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
+    }
+    String name = args[0].toLowerCase(Locale.ROOT);
+    switch (name) {
+      case IngestBenchmark.NAME -> IngestBenchmark.run();
+      case CommitBenchmark.NAME -> CommitBenchmark.run();
+      default -> {
+        System.err.println("Cannot run benchmark: unknown name: " + args[0]);
+        usage();
+        System.exit(2);
+      }
+    }
+  }
+
+  private static void usage() {
+    System.err.println("usage: benchmarks/run <name> [key=value ...]");
+    System.err.println("benchmarks:");
+    BENCHMARKS.forEach((name, what) -> System.err.printf(Locale.ROOT, "  %-8s %s%n", name, what));
+    System.err.println("settings: rows=, warmups=, iterations=, seed=, only=ours|baseline, bench.dir=");
+  }
+}

@@ -1,0 +1,162 @@
+package dev.featurestore.benchmarks;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.Locale;
+import java.util.stream.Stream;
+
+/**
+ * The one benchmark convention: our path and its baseline run in the same process, alternating
+ * (the side that goes first alternates too), after a warm-up; the medians are compared, and the
+ * last line on stdout is
+ *
+ * <pre>RESULT &lt;name&gt; ours=&lt;value&gt; baseline=&lt;value&gt; unit=&lt;unit&gt; ratio=&lt;ours/baseline&gt;</pre>
+ *
+ * <p>Progress goes to stderr, so stdout holds only notes (files, bytes) and the RESULT line.
+ * Settings come from system properties ({@code -Dwarmups=}, {@code -Diterations=}, ...);
+ * {@code -Donly=ours} or {@code -Donly=baseline} runs one side only (to check a harness; the
+ * other side is reported as {@code n/a}).
+ */
+final class Harness {
+  /** One measured run of one side; returns the measured value in the benchmark's unit. */
+  @FunctionalInterface
+  interface Trial {
+    double run(int iteration) throws Exception;
+  }
+
+  /** Medians of both sides; NaN for a side that did not run. */
+  record Medians(double ours, double baseline) {}
+
+  private Harness() {}
+
+  static int intSetting(String name, int defaultValue) {
+    String value = System.getProperty(name);
+    return value == null || value.isBlank() ? defaultValue : Integer.parseInt(value.replace("_", "").trim());
+  }
+
+  static long longSetting(String name, long defaultValue) {
+    String value = System.getProperty(name);
+    return value == null || value.isBlank() ? defaultValue : Long.parseLong(value.replace("_", "").trim());
+  }
+
+  static boolean runs(String side) {
+    String only = System.getProperty("only", "").trim();
+    return only.isEmpty() || only.equalsIgnoreCase(side);
+  }
+
+  static void progress(String format, Object... args) {
+    System.err.println("[bench] " + String.format(Locale.ROOT, format, args));
+    System.err.flush();
+  }
+
+  static void note(String format, Object... args) {
+    System.out.println(String.format(Locale.ROOT, format, args));
+    System.out.flush();
+  }
+
+  /**
+   * Runs {@code warmups} unmeasured rounds, then {@code iterations} measured rounds; each round
+   * runs both sides, alternating which goes first.
+   */
+  static Medians alternate(String name, String unit, int warmups, int iterations, Trial ours, Trial baseline)
+      throws Exception {
+    boolean runOurs = runs("ours");
+    boolean runBaseline = runs("baseline");
+    if (!runOurs && !runBaseline) {
+      throw new IllegalArgumentException("Cannot run benchmark: -Donly must be ours or baseline: " + System.getProperty("only"));
+    }
+    double[] oursValues = new double[iterations];
+    double[] baselineValues = new double[iterations];
+    int round = 0;
+    for (int i = 0; i < warmups + iterations; i++, round++) {
+      boolean warmup = i < warmups;
+      String phase = warmup ? "warm-up " + (i + 1) + "/" + warmups : "run " + (i - warmups + 1) + "/" + iterations;
+      boolean oursFirst = round % 2 == 0;
+      for (int side = 0; side < 2; side++) {
+        boolean isOurs = (side == 0) == oursFirst;
+        if (isOurs ? !runOurs : !runBaseline) {
+          continue;
+        }
+        double value = (isOurs ? ours : baseline).run(i);
+        if (!warmup) {
+          (isOurs ? oursValues : baselineValues)[i - warmups] = value;
+        }
+        progress("%s %s %s: %s %s", name, phase, isOurs ? "ours" : "baseline", format(value), unit);
+      }
+    }
+    return new Medians(runOurs ? median(oursValues) : Double.NaN, runBaseline ? median(baselineValues) : Double.NaN);
+  }
+
+  /** Prints the RESULT line; call it last. */
+  static void result(String name, Medians medians, String unit) {
+    System.out.println(resultLine(name, medians, unit));
+    System.out.flush();
+  }
+
+  /** {@code RESULT <name> ours=<v> baseline=<v> unit=<u> ratio=<ours/baseline>}; n/a for a side not run. */
+  static String resultLine(String name, Medians medians, String unit) {
+    double ratio = medians.ours() / medians.baseline();
+    return "RESULT " + name
+        + " ours=" + format(medians.ours())
+        + " baseline=" + format(medians.baseline())
+        + " unit=" + unit
+        + " ratio=" + (Double.isNaN(ratio) || Double.isInfinite(ratio) ? "n/a" : String.format(Locale.ROOT, "%.3f", ratio));
+  }
+
+  static String format(double value) {
+    if (Double.isNaN(value)) {
+      return "n/a";
+    }
+    if (Math.abs(value) >= 1000) {
+      return String.format(Locale.ROOT, "%.0f", value);
+    }
+    return String.format(Locale.ROOT, "%.2f", value);
+  }
+
+  static double median(double[] values) {
+    if (values.length == 0) {
+      return Double.NaN;
+    }
+    double[] sorted = values.clone();
+    Arrays.sort(sorted);
+    int mid = sorted.length / 2;
+    return sorted.length % 2 == 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+  }
+
+  static double median(long[] values) {
+    return median(Arrays.stream(values).asDoubleStream().toArray());
+  }
+
+  /** A fresh temporary directory for one benchmark run ({@code -Dbench.dir=} picks the parent). */
+  static Path tempDir(String name) throws IOException {
+    String parent = System.getProperty("bench.dir");
+    return parent == null
+        ? Files.createTempDirectory("featurestore-bench-" + name + "-")
+        : Files.createTempDirectory(Files.createDirectories(Path.of(parent)), "featurestore-bench-" + name + "-");
+  }
+
+  static void deleteRecursively(Path root) {
+    if (root == null || !Files.exists(root)) {
+      return;
+    }
+    try (Stream<Path> paths = Files.walk(root)) {
+      paths.sorted(Comparator.reverseOrder()).forEach(p -> {
+        try {
+          Files.deleteIfExists(p);
+        } catch (IOException e) {
+          throw new UncheckedIOException(e);
+        }
+      });
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  static long elapsedNanos(long startNanos) {
+    return System.nanoTime() - startNanos;
+  }
+}
