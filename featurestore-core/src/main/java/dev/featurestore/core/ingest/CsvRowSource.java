@@ -24,14 +24,14 @@ final class CsvRowSource implements RowSource {
   private final CsvParser parser;
   private final String[] header;
   private final Object layout = new Object();
+  private long lastLine;
 
   CsvRowSource(Path file) {
     this.file = file;
     try {
-      CsvMapper mapper = new CsvMapper();
+      CsvMapper mapper = CsvMapper.builder().enable(CsvParser.Feature.SKIP_EMPTY_LINES).build();
       this.parser = mapper.getFactory().createParser(file.toFile());
       parser.setSchema(CsvSchema.emptySchema());
-      parser.enable(CsvParser.Feature.SKIP_EMPTY_LINES);
     } catch (IOException e) {
       throw new StorageException("Cannot read ingest source: " + file + ": " + e.getMessage(), e);
     }
@@ -69,17 +69,24 @@ final class CsvRowSource implements RowSource {
       if (token == null) {
         return -1;
       }
-      line = parser.currentTokenLocation().getLineNr();
+      // the record's line is where its first field starts (START_ARRAY lags behind)
+      line = lastLine + 1;
       if (token != JsonToken.START_ARRAY) {
         throw parseError(line, "unexpected token: " + token);
       }
+      boolean first = true;
       while ((token = parser.nextToken()) != JsonToken.END_ARRAY) {
         if (token == null) {
           throw parseError(line, "unexpected end of input");
         }
+        if (first) {
+          line = parser.currentTokenLocation().getLineNr();
+          first = false;
+        }
         String text = parser.getText();
         fields.add(text == null || text.isEmpty() ? null : text);
       }
+      lastLine = Math.max(line, parser.currentLocation().getLineNr() - 1);
       return line;
     } catch (JsonProcessingException e) {
       JsonLocation location = e.getLocation();
