@@ -350,6 +350,19 @@ public final class IngestOperation implements Ingest {
     }
 
     private long commitFiles() {
+      try {
+        return commitFilesUnchecked();
+      } catch (RuntimeException e) {
+        if (catalogBusy(e)) {
+          // the catalog row UPDATE never ran (SQLite answered busy/locked): nothing landed
+          throw new CommitConflictException("Cannot commit ingest to table " + handle.id()
+              + ": the catalog is locked by another writer: " + rootMessage(e), e);
+        }
+        throw e;
+      }
+    }
+
+    private long commitFilesUnchecked() {
       Table current = handle.table();
       if (added.isEmpty()) {
         AppendFiles append = current.newAppend();
@@ -569,6 +582,30 @@ public final class IngestOperation implements Ingest {
         }
       }
     }
+  }
+
+  /** True when a JDBC catalog failed because the database was busy or locked (SQLite codes 5 and 6). */
+  static boolean catalogBusy(Throwable e) {
+    if (e instanceof org.apache.iceberg.exceptions.CommitStateUnknownException) {
+      return false;
+    }
+    for (Throwable c = e; c != null; c = c.getCause()) {
+      if (c instanceof java.sql.SQLException) {
+        java.sql.SQLException sql = (java.sql.SQLException) c;
+        int code = sql.getErrorCode() & 0xff;
+        String message = String.valueOf(sql.getMessage());
+        return code == 5 || code == 6 || message.contains("SQLITE_BUSY") || message.contains("SQLITE_LOCKED");
+      }
+    }
+    return false;
+  }
+
+  private static String rootMessage(Throwable e) {
+    Throwable root = e;
+    while (root.getCause() != null) {
+      root = root.getCause();
+    }
+    return String.valueOf(root.getMessage());
   }
 
   /** The column type for a new column, from its first non-null value. */
