@@ -132,6 +132,7 @@ public final class IngestOperation implements Ingest {
   private long everyRows;
   private final Map<String, String> snapshotProperties = new LinkedHashMap<>();
   private boolean used;
+  private int syntheticWriters = 2;
 
   public IngestOperation(TableHandle handle) {
     this.handle = requireNonNull(handle, "handle is null");
@@ -233,6 +234,12 @@ public final class IngestOperation implements Ingest {
       throw new IllegalArgumentException("Cannot set snapshot property: reserved key: " + key);
     }
     snapshotProperties.put(key, value);
+    return this;
+  }
+
+  /** For measurements: how many parallel writers a large synthetic ingest may use (default 2). */
+  IngestOperation syntheticWriters(int writers) {
+    this.syntheticWriters = writers;
     return this;
   }
 
@@ -490,7 +497,7 @@ public final class IngestOperation implements Ingest {
         throw new InvalidDataException(e.getMessage(), 0, null, e);
       }
       long blocks = (total + SyntheticRows.BLOCK_ROWS - 1) / SyntheticRows.BLOCK_ROWS;
-      int writers = total >= PARALLEL_SYNTHETIC_ROWS ? 2 : 1;
+      int writers = total >= PARALLEL_SYNTHETIC_ROWS ? syntheticWriters : 1;
       if (writers == 1) {
         files.addAll(writeBlocks(generator, 0, 1, blocks, total, new AtomicBoolean(), true));
         return;
