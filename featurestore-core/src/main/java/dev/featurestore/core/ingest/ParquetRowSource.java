@@ -1,0 +1,106 @@
+package dev.featurestore.core.ingest;
+
+import dev.featurestore.InvalidDataException;
+import dev.featurestore.StorageException;
+import dev.featurestore.core.storage.LocalFileIO;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.data.parquet.GenericParquetReaders;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.io.CloseableIterator;
+import org.apache.iceberg.io.InputFile;
+import org.apache.iceberg.mapping.MappingUtil;
+import org.apache.iceberg.parquet.Parquet;
+import org.apache.iceberg.parquet.ParquetSchemaUtil;
+import org.apache.iceberg.types.Type;
+import org.apache.iceberg.types.Types;
+import org.apache.parquet.hadoop.ParquetFileReader;
+import org.apache.parquet.io.LocalInputFile;
+import org.apache.parquet.schema.MessageType;
+
+/**
+ * A Parquet file read with Iceberg's generic Parquet reader. The file's own schema is read from
+ * its footer (with fallback ids and a name mapping when the writer stored no field ids), and its
+ * top-level columns are matched to the table's by name; the values then convert like any input.
+ */
+final class ParquetRowSource implements RowSource {
+  private final Schema fileSchema;
+  private final String[] names;
+  private final Object layout = new Object();
+  private final CloseableIterable<Record> records;
+  private final CloseableIterator<Record> iterator;
+  private long number;
+
+  ParquetRowSource(Path file) {
+    MessageType fileType;
+    try (ParquetFileReader reader = ParquetFileReader.open(new LocalInputFile(file))) {
+      fileType = reader.getFooter().getFileMetaData().getSchema();
+    } catch (IOException e) {
+      throw new StorageException("Cannot read ingest source: " + file + ": " + e.getMessage(), e);
+    } catch (RuntimeException e) {
+      throw new InvalidDataException("Cannot read Parquet file: " + file + ": " + e.getMessage(), 0, null, e);
+    }
+    boolean hasIds = ParquetSchemaUtil.hasIds(fileType);
+    try {
+      fileSchema = ParquetSchemaUtil.convert(hasIds ? fileType : ParquetSchemaUtil.addFallbackIds(fileType));
+    } catch (RuntimeException e) {
+      throw new InvalidDataException("Cannot read Parquet file: unsupported schema: " + e.getMessage(), 0, null, e);
+    }
+    List<Types.NestedField> fields = fileSchema.columns();
+    names = new String[fields.size()];
+    for (int i = 0; i < names.length; i++) {
+      names[i] = fields.get(i).name();
+    }
+    LocalFileIO io = new LocalFileIO();
+    InputFile input = io.newInputFile(file.toAbsolutePath().toString());
+    Parquet.ReadBuilder builder = Parquet.read(input)
+        .project(fileSchema)
+        .createReaderFunc(type -> GenericParquetReaders.buildReader(fileSchema, type))
+        .reuseContainers();
+    if (!hasIds) {
+      builder.withNameMapping(MappingUtil.create(fileSchema));
+    }
+    records = builder.build();
+    iterator = records.iterator();
+  }
+
+  @Override
+  public String kind() {
+    return "parquet";
+  }
+
+  @Override
+  public Optional<Type> declaredType(String column) {
+    Types.NestedField field = fileSchema.findField(column);
+    return field == null ? Optional.empty() : Optional.of(field.type());
+  }
+
+  @Override
+  public boolean next(RawRow row) {
+    if (!iterator.hasNext()) {
+      return false;
+    }
+    Record record = iterator.next();
+    row.clear(++number);
+    row.useLayout(names, layout);
+    Object[] values = row.values;
+    for (int i = 0; i < names.length; i++) {
+      values[i] = record.get(i);
+    }
+    return true;
+  }
+
+  @Override
+  public void close() {
+    try {
+      iterator.close();
+      records.close();
+    } catch (IOException e) {
+      // read-only: nothing to lose
+    }
+  }
+}

@@ -1,0 +1,116 @@
+package dev.featurestore.core.ingest;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.iceberg.io.FileIO;
+import org.apache.iceberg.io.InputFile;
+import org.apache.iceberg.io.OutputFile;
+import org.apache.iceberg.io.PositionOutputStream;
+
+/**
+ * Wraps the table's FileIO for one ingest's data writers: remembers every data file location
+ * created (so a failed ingest can delete exactly its own files, finished or not) and counts the
+ * files and bytes completed (for progress). Thread-safe.
+ */
+final class TrackingFileIO implements FileIO {
+  private static final long serialVersionUID = 1L;
+
+  private final transient FileIO delegate;
+  private final List<String> created = new ArrayList<>();
+  private final AtomicLong filesCompleted = new AtomicLong();
+  private final AtomicLong bytesCompleted = new AtomicLong();
+
+  TrackingFileIO(FileIO delegate) {
+    this.delegate = delegate;
+  }
+
+  synchronized List<String> createdLocations() {
+    return List.copyOf(created);
+  }
+
+  long filesCompleted() {
+    return filesCompleted.get();
+  }
+
+  long bytesCompleted() {
+    return bytesCompleted.get();
+  }
+
+  @Override
+  public InputFile newInputFile(String path) {
+    return delegate.newInputFile(path);
+  }
+
+  @Override
+  public OutputFile newOutputFile(String path) {
+    synchronized (this) {
+      created.add(path);
+    }
+    OutputFile file = delegate.newOutputFile(path);
+    return new OutputFile() {
+      @Override
+      public PositionOutputStream create() {
+        return counted(file.create());
+      }
+
+      @Override
+      public PositionOutputStream createOrOverwrite() {
+        return counted(file.createOrOverwrite());
+      }
+
+      @Override
+      public String location() {
+        return file.location();
+      }
+
+      @Override
+      public InputFile toInputFile() {
+        return file.toInputFile();
+      }
+    };
+  }
+
+  private PositionOutputStream counted(PositionOutputStream out) {
+    return new PositionOutputStream() {
+      private boolean closed;
+
+      @Override
+      public long getPos() throws IOException {
+        return out.getPos();
+      }
+
+      @Override
+      public void write(int b) throws IOException {
+        out.write(b);
+      }
+
+      @Override
+      public void write(byte[] b, int off, int len) throws IOException {
+        out.write(b, off, len);
+      }
+
+      @Override
+      public void flush() throws IOException {
+        out.flush();
+      }
+
+      @Override
+      public void close() throws IOException {
+        if (!closed) {
+          long length = out.getPos();
+          out.close();
+          closed = true;
+          filesCompleted.incrementAndGet();
+          bytesCompleted.addAndGet(length);
+        }
+      }
+    };
+  }
+
+  @Override
+  public void deleteFile(String path) {
+    delegate.deleteFile(path);
+  }
+}
