@@ -7,8 +7,9 @@ import java.util.List;
  * Size and history of a table, computed from its metadata (no data file is read).
  *
  * <p>Write amplification is bytes written to storage per byte of data: for a commit, (data files
- * + manifests + manifest list + metadata file it wrote) / data bytes it added; cumulatively, all
- * live bytes under the table (data, manifests, metadata) / data bytes ever added.
+ * + manifests + manifest list + metadata file it wrote) / data bytes it added; cumulatively, the
+ * same sums over every known commit. It is never below 1 when data was written; small commits
+ * push it up (each writes about 15 KB of metadata, whatever its size).
  *
  * @param table the table
  * @param rows rows in the current snapshot

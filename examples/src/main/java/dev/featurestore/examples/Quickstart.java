@@ -117,7 +117,7 @@ public final class Quickstart {
   }
 
   private static void report(String what, IngestResult result) {
-    System.out.printf("%s: %d rows in %d files, snapshot %d (%.0f rows/s)%n", what, result.rows(),
-        result.dataFiles(), result.snapshotId().orElse(-1), result.rowsPerSecond());
+    System.out.printf("%s: %d rows in %d files (one per day partition), snapshot %d, %d ms%n", what,
+        result.rows(), result.dataFiles(), result.snapshotId().orElse(-1), result.duration().toMillis());
   }
 }

@@ -97,6 +97,7 @@ public final class TableStatistics {
 
     List<CommitStats> commits = new ArrayList<>(snapshots.size());
     long dataBytesEverAdded = 0;
+    long bytesEverWritten = 0;
     for (Snapshot snapshot : snapshots) {
       Map<String, String> summary = summary(snapshot);
       long dataWritten = longOf(summary, SnapshotSummary.ADDED_FILE_SIZE_PROP);
@@ -106,6 +107,7 @@ public final class TableStatistics {
       long metadataWritten = files.firstWrittenManifestBytes()
           + files.manifestListBytes()
           + metadataFileBytesBySnapshot.getOrDefault(snapshotId, 0L);
+      bytesEverWritten += dataWritten + metadataWritten;
       commits.add(new CommitStats(
           snapshotId,
           Instant.ofEpochMilli(snapshot.timestampMillis()),
@@ -132,7 +134,7 @@ public final class TableStatistics {
         manifestBytes,
         metadataBytes,
         totalBytes,
-        amplification(totalBytes, dataBytesEverAdded),
+        amplification(bytesEverWritten, dataBytesEverAdded),
         commits);
   }
 
