@@ -53,7 +53,39 @@ public final class Errors {
         || e instanceof UncheckedIOException) {
       return new StorageException("Cannot " + what + ": storage failed: " + e.getMessage(), e);
     }
+    if (catalogBusy(e)) {
+      // SQLite answered busy/locked past the busy timeout: the catalog row was not updated
+      return new CommitConflictException(
+          "Cannot " + what + ": the catalog is locked by another writer: " + rootMessage(e), e);
+    }
     return new FeatureStoreException("Cannot " + what + ": " + e, e);
+  }
+
+  /**
+   * True when a JDBC catalog call failed because SQLite was busy or locked (result codes 5 and
+   * 6) past the busy timeout. The statement did not run, so nothing was committed.
+   */
+  public static boolean catalogBusy(Throwable e) {
+    if (e instanceof org.apache.iceberg.exceptions.CommitStateUnknownException) {
+      return false;
+    }
+    for (Throwable c = e; c != null; c = c.getCause()) {
+      if (c instanceof java.sql.SQLException sql) {
+        int code = sql.getErrorCode() & 0xff;
+        String message = String.valueOf(sql.getMessage());
+        return code == 5 || code == 6 || message.contains("SQLITE_BUSY") || message.contains("SQLITE_LOCKED");
+      }
+    }
+    return false;
+  }
+
+  /** The message of the innermost cause. */
+  public static String rootMessage(Throwable e) {
+    Throwable root = e;
+    while (root.getCause() != null && root.getCause() != root) {
+      root = root.getCause();
+    }
+    return String.valueOf(root.getMessage());
   }
 
   private static String firstLine(Throwable e) {

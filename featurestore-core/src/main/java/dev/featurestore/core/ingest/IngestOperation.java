@@ -360,10 +360,10 @@ public final class IngestOperation implements Ingest {
       try {
         return commitFilesUnchecked();
       } catch (RuntimeException e) {
-        if (catalogBusy(e)) {
+        if (Errors.catalogBusy(e)) {
           // the catalog row UPDATE never ran (SQLite answered busy/locked): nothing landed
           throw new CommitConflictException("Cannot commit ingest to table " + handle.id()
-              + ": the catalog is locked by another writer: " + rootMessage(e), e);
+              + ": the catalog is locked by another writer: " + Errors.rootMessage(e), e);
         }
         throw e;
       }
@@ -589,30 +589,6 @@ public final class IngestOperation implements Ingest {
         }
       }
     }
-  }
-
-  /** True when a JDBC catalog failed because the database was busy or locked (SQLite codes 5 and 6). */
-  static boolean catalogBusy(Throwable e) {
-    if (e instanceof org.apache.iceberg.exceptions.CommitStateUnknownException) {
-      return false;
-    }
-    for (Throwable c = e; c != null; c = c.getCause()) {
-      if (c instanceof java.sql.SQLException) {
-        java.sql.SQLException sql = (java.sql.SQLException) c;
-        int code = sql.getErrorCode() & 0xff;
-        String message = String.valueOf(sql.getMessage());
-        return code == 5 || code == 6 || message.contains("SQLITE_BUSY") || message.contains("SQLITE_LOCKED");
-      }
-    }
-    return false;
-  }
-
-  private static String rootMessage(Throwable e) {
-    Throwable root = e;
-    while (root.getCause() != null) {
-      root = root.getCause();
-    }
-    return String.valueOf(root.getMessage());
   }
 
   /** The column type for a new column, from its first non-null value. */
