@@ -280,13 +280,13 @@ public final class FeatureStoreConfig {
 
     /** The configuration, checked. */
     public FeatureStoreConfig config() {
-      if (catalog == null && root == null && catalogFile == null) {
-        throw new IllegalStateException(
-            "Cannot configure feature store: set root(dir) for the embedded catalog, or catalog(...)");
-      }
       if (objectStorage != null && catalog == null && root == null && catalogFile == null) {
         throw new IllegalStateException(
             "Cannot configure feature store: object storage keeps the catalog local: set root(dir) or catalogFile(path)");
+      }
+      if (catalog == null && root == null && catalogFile == null) {
+        throw new IllegalStateException(
+            "Cannot configure feature store: set root(dir) for the embedded catalog, or catalog(...)");
       }
       if (objectStorage != null && warehouseLocation != null
           && !warehouseLocation.startsWith("s3://" + objectStorage.bucket() + "/")) {
