@@ -39,6 +39,7 @@ public final class FeatureStoreConfig {
   private final String warehouseLocation;
   private final Catalog catalog;
   private final FileIO fileIO;
+  private final ObjectStorage objectStorage;
   private final int commitRetries;
   private final Duration busyTimeout;
   private final int defaultFormatVersion;
@@ -51,6 +52,7 @@ public final class FeatureStoreConfig {
     this.warehouseLocation = builder.warehouseLocation;
     this.catalog = builder.catalog;
     this.fileIO = builder.fileIO;
+    this.objectStorage = builder.objectStorage;
     this.commitRetries = builder.commitRetries;
     this.busyTimeout = builder.busyTimeout;
     this.defaultFormatVersion = builder.defaultFormatVersion;
@@ -70,6 +72,7 @@ public final class FeatureStoreConfig {
     builder.warehouseLocation = warehouseLocation;
     builder.catalog = catalog;
     builder.fileIO = fileIO;
+    builder.objectStorage = objectStorage;
     builder.commitRetries = commitRetries;
     builder.busyTimeout = busyTimeout;
     builder.defaultFormatVersion = defaultFormatVersion;
@@ -91,10 +94,16 @@ public final class FeatureStoreConfig {
     return root().map(r -> r.resolve("catalog.db"));
   }
 
-  /** The warehouse location (a URI or path): set explicitly, or {@code <root>/warehouse}. */
+  /**
+   * The warehouse location (a URI or path): set explicitly; with object storage
+   * {@code s3://<bucket>/<keyPrefix>warehouse}; else {@code <root>/warehouse}.
+   */
   public Optional<String> warehouseLocation() {
     if (warehouseLocation != null) {
       return Optional.of(warehouseLocation);
+    }
+    if (objectStorage != null) {
+      return Optional.of(objectStorage.warehouseLocation());
     }
     return root().map(r -> r.resolve("warehouse").toAbsolutePath().toString());
   }
@@ -107,6 +116,11 @@ public final class FeatureStoreConfig {
   /** A caller-supplied FileIO used instead of the local-disk FileIO. */
   public Optional<FileIO> fileIO() {
     return Optional.ofNullable(fileIO);
+  }
+
+  /** The bucket that holds the warehouse, if the store is on object storage. */
+  public Optional<ObjectStorage> objectStorage() {
+    return Optional.ofNullable(objectStorage);
   }
 
   public int commitRetries() {
@@ -138,7 +152,8 @@ public final class FeatureStoreConfig {
         + ", catalogFile=" + catalogFile().orElse(null)
         + ", warehouse=" + warehouseLocation().orElse(null)
         + ", catalog=" + (catalog == null ? "embedded-sqlite" : catalog.name())
-        + ", fileIO=" + (fileIO == null ? "local" : fileIO.getClass().getSimpleName())
+        + ", fileIO=" + (fileIO != null ? fileIO.getClass().getSimpleName() : objectStorage != null ? "s3" : "local")
+        + (objectStorage == null ? "" : ", objectStorage=" + objectStorage)
         + ", commitRetries=" + commitRetries
         + ", busyTimeout=" + busyTimeout
         + ", defaultFormatVersion=" + defaultFormatVersion
@@ -153,6 +168,7 @@ public final class FeatureStoreConfig {
     private String warehouseLocation;
     private Catalog catalog;
     private FileIO fileIO;
+    private ObjectStorage objectStorage;
     private int commitRetries = DEFAULT_COMMIT_RETRIES;
     private Duration busyTimeout = DEFAULT_BUSY_TIMEOUT;
     private int defaultFormatVersion = 2;
@@ -198,6 +214,21 @@ public final class FeatureStoreConfig {
      */
     public Builder fileIO(FileIO fileIO) {
       this.fileIO = requireNonNull(fileIO, "fileIO is null");
+      return this;
+    }
+
+    /**
+     * Keeps table data, manifests and metadata in this bucket, under
+     * {@code <keyPrefix>warehouse/}. The SQLite catalog stays local: set {@link #root(Path)} or
+     * {@link #catalogFile(Path)} too. The store creates and owns the S3 FileIO (unless
+     * {@link #fileIO(FileIO)} is also set, which wins).
+     *
+     * <pre>{@code
+     * FeatureStore.builder().root(Path.of("my-store")).objectStorage(ObjectStorage.fromEnvironment()).build();
+     * }</pre>
+     */
+    public Builder objectStorage(ObjectStorage objectStorage) {
+      this.objectStorage = requireNonNull(objectStorage, "objectStorage is null");
       return this;
     }
 
@@ -249,11 +280,20 @@ public final class FeatureStoreConfig {
 
     /** The configuration, checked. */
     public FeatureStoreConfig config() {
+      if (objectStorage != null && catalog == null && root == null && catalogFile == null) {
+        throw new IllegalStateException(
+            "Cannot configure feature store: object storage keeps the catalog local: set root(dir) or catalogFile(path)");
+      }
       if (catalog == null && root == null && catalogFile == null) {
         throw new IllegalStateException(
             "Cannot configure feature store: set root(dir) for the embedded catalog, or catalog(...)");
       }
-      if (catalog == null && root == null && warehouseLocation == null) {
+      if (objectStorage != null && warehouseLocation != null
+          && !warehouseLocation.startsWith("s3://" + objectStorage.bucket() + "/")) {
+        throw new IllegalStateException(
+            "Cannot configure feature store: warehouse location is outside the object storage bucket: " + warehouseLocation);
+      }
+      if (catalog == null && root == null && warehouseLocation == null && objectStorage == null) {
         throw new IllegalStateException(
             "Cannot configure feature store: set root(dir) or warehouseLocation(...) for the embedded catalog");
       }

@@ -14,6 +14,8 @@ import dev.featurestore.TableNotFoundException;
 import dev.featurestore.ValidationException;
 import dev.featurestore.core.catalog.EmbeddedCatalog;
 import dev.featurestore.core.storage.LocalFileIO;
+import dev.featurestore.core.storage.s3.ObjectStorageErrors;
+import dev.featurestore.core.storage.s3.ObjectStorageIO;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -79,6 +81,10 @@ final class DefaultFeatureStore implements FeatureStore {
       FileIO io;
       if (config.fileIO().isPresent()) {
         io = config.fileIO().get();
+      } else if (config.objectStorage().isPresent()) {
+        // The bucket is the warehouse; the catalog file stays local. Checked reachable here.
+        io = ObjectStorageIO.open(config.objectStorage().get());
+        owned.push(io);
       } else {
         LocalFileIO local = new LocalFileIO();
         local.initialize(Map.of());
@@ -106,7 +112,8 @@ final class DefaultFeatureStore implements FeatureStore {
       if (e instanceof FeatureStoreException || e instanceof IllegalArgumentException || e instanceof IllegalStateException) {
         throw e;
       }
-      throw new StorageException("Cannot open feature store: " + e.getMessage(), e);
+      throw ObjectStorageErrors.translate(e, "open feature store").map(RuntimeException.class::cast)
+          .orElseGet(() -> new StorageException("Cannot open feature store: " + e.getMessage(), e));
     }
   }
 

@@ -7,7 +7,9 @@ import dev.featurestore.FeatureStoreException;
 import dev.featurestore.NotFoundException;
 import dev.featurestore.StorageException;
 import dev.featurestore.ValidationException;
+import dev.featurestore.core.storage.s3.ObjectStorageErrors;
 import java.io.UncheckedIOException;
+import java.util.Optional;
 import org.apache.iceberg.exceptions.CommitFailedException;
 import org.apache.iceberg.exceptions.NoSuchNamespaceException;
 import org.apache.iceberg.exceptions.NoSuchTableException;
@@ -41,6 +43,12 @@ public final class Errors {
     }
     if (e instanceof CommitFailedException) {
       return new CommitConflictException("Cannot " + what + ": commit conflict after retries: " + e.getMessage(), e);
+    }
+    // After the commit outcomes above (never turn "unknown" into "failed"): object storage
+    // failures (SDK exceptions, possibly wrapped by Iceberg) name their fix.
+    Optional<StorageException> storage = ObjectStorageErrors.translate(e, what);
+    if (storage.isPresent()) {
+      return storage.get();
     }
     if (e instanceof org.apache.iceberg.exceptions.AlreadyExistsException) {
       return new AlreadyExistsException("Cannot " + what + ": " + e.getMessage(), e);

@@ -1,0 +1,83 @@
+package dev.featurestore.core.storage.s3;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.featurestore.ObjectStorage;
+import dev.featurestore.StorageException;
+import dev.featurestore.StorageProvider;
+import java.util.Map;
+import org.apache.iceberg.aws.s3.S3FileIO;
+import org.apache.iceberg.io.FileIO;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import software.amazon.awssdk.core.exception.SdkException;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.HeadBucketRequest;
+
+/**
+ * Opens Iceberg FileIOs and S3 clients for an {@link ObjectStorage} bucket, with the provider's
+ * profile (see {@link FeatureStoreS3ClientFactory}). The one public entry point of this package.
+ *
+ * <pre>{@code
+ * try (FileIO io = ObjectStorageIO.open(ObjectStorage.fromEnvironment())) { ... }
+ * }</pre>
+ */
+public final class ObjectStorageIO {
+  private static final Logger LOG = LoggerFactory.getLogger(ObjectStorageIO.class);
+
+  private ObjectStorageIO() {}
+
+  /**
+   * An S3 FileIO for {@code storage}, after checking that the bucket answers. The caller owns and
+   * closes it.
+   *
+   * @throws StorageException if the bucket cannot be reached, naming the fix (credentials, bucket
+   *     name, region, endpoint)
+   */
+  public static FileIO open(ObjectStorage storage) {
+    return open(storage, Map.of());
+  }
+
+  /**
+   * As {@link #open(ObjectStorage)}, with extra FileIO properties applied last (for example
+   * {@code featurestore.storage.max-attempts}).
+   */
+  public static FileIO open(ObjectStorage storage, Map<String, String> overrides) {
+    requireNonNull(storage, "storage is null");
+    requireNonNull(overrides, "overrides is null");
+    Map<String, String> props = S3Settings.properties(storage, overrides);
+    S3Settings settings = S3Settings.from(props);
+    // B2 rejects DeleteObjects (the SDK always adds a checksum header to it): delete one by one.
+    S3FileIO io = storage.provider() == StorageProvider.B2 ? new SingleDeleteS3FileIO() : new S3FileIO();
+    try {
+      io.initialize(props);
+      io.client().headBucket(HeadBucketRequest.builder().bucket(storage.bucket()).build());
+    } catch (RuntimeException e) {
+      io.close();
+      throw ObjectStorageErrors.translate(e, "open object storage", settings)
+          .orElseGet(() -> new StorageException("Cannot open object storage: " + e.getClass().getSimpleName()
+              + ": " + settings.where(), e));
+    }
+    LOG.debug("Opened object storage: {}", settings);
+    return io;
+  }
+
+  /**
+   * A new S3 client with {@code storage}'s provider profile (user agent, checksum mode, path
+   * style, retries). The caller closes it.
+   */
+  public static S3Client newClient(ObjectStorage storage) {
+    requireNonNull(storage, "storage is null");
+    return FeatureStoreS3ClientFactory.build(S3Settings.from(S3Settings.properties(storage, Map.of())));
+  }
+
+  /** Translates an SDK failure for {@code storage}, naming the fix; other exceptions pass through. */
+  public static RuntimeException translate(RuntimeException e, String what, ObjectStorage storage) {
+    requireNonNull(storage, "storage is null");
+    if (!(e instanceof SdkException) && !(e.getCause() instanceof SdkException)) {
+      return e;
+    }
+    S3Settings settings = S3Settings.from(S3Settings.properties(storage, Map.of()));
+    return ObjectStorageErrors.translate(e, what, settings).map(RuntimeException.class::cast).orElse(e);
+  }
+}

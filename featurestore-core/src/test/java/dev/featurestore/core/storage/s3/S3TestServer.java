@@ -1,0 +1,130 @@
+package dev.featurestore.core.storage.s3;
+
+import dev.featurestore.ObjectStorage;
+import dev.featurestore.StorageProvider;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.stream.Stream;
+import org.gaul.s3proxy.S3Proxy;
+import org.gaul.s3proxy.auth.AuthenticationType;
+import org.gaul.s3proxy.nio2blob.FilesystemNio2BlobStore;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.BeforeEachCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
+import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
+import software.amazon.awssdk.http.apache.ApacheHttpClient;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.S3Object;
+
+/**
+ * A real S3 server for a test class: s3proxy in the test JVM on 127.0.0.1 with an ephemeral port,
+ * a filesystem blob store in a temporary directory, SigV4 authentication, one bucket, and a
+ * {@link B2Gate} in front of it. Register with {@code @RegisterExtension static S3TestServer s3 = new S3TestServer();}.
+ * Faults of the gate are reset before each test.
+ */
+final class S3TestServer implements BeforeAllCallback, AfterAllCallback, BeforeEachCallback {
+  static final String KEY_ID = "fs-test-key-id";
+  static final String SECRET = "fs-test-secret-Zq8Wm3Lr0Tq";
+  static final String BUCKET = "fs-test-bucket";
+  static final String REGION = "us-west-004";
+
+  private Path dir;
+  private S3Proxy proxy;
+  private B2Gate gate;
+  private S3Client direct;
+
+  @Override
+  public void beforeAll(ExtensionContext context) throws Exception {
+    dir = Files.createTempDirectory("s3proxy-");
+    Path blobs = Files.createDirectories(dir.resolve("blobs"));
+    proxy = S3Proxy.builder()
+        .blobStore(new FilesystemNio2BlobStore(blobs.toString()))
+        .endpoint(URI.create("http://127.0.0.1:0"))
+        .awsAuthentication(AuthenticationType.AWS_V2_OR_V4, KEY_ID, SECRET)
+        .build();
+    proxy.start();
+    long deadline = System.nanoTime() + 10_000_000_000L;
+    while (!"STARTED".equals(proxy.getState())) {
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException("s3proxy did not start: " + proxy.getState());
+      }
+      Thread.sleep(10);
+    }
+    gate = new B2Gate(proxy.getPort());
+    direct = client(directEndpoint());
+    direct.createBucket(b -> b.bucket(BUCKET));
+  }
+
+  @Override
+  public void beforeEach(ExtensionContext context) {
+    gate.reset();
+  }
+
+  @Override
+  public void afterAll(ExtensionContext context) throws Exception {
+    if (direct != null) {
+      direct.close();
+    }
+    if (gate != null) {
+      gate.close();
+    }
+    if (proxy != null) {
+      proxy.stop();
+    }
+    if (dir != null) {
+      try (Stream<Path> files = Files.walk(dir)) {
+        files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+      }
+    }
+  }
+
+  String directEndpoint() {
+    return "http://127.0.0.1:" + proxy.getPort();
+  }
+
+  B2Gate gate() {
+    return gate;
+  }
+
+  /** B2 settings pointing at the gate. */
+  ObjectStorage b2ThroughGate() {
+    return ObjectStorage.builder(StorageProvider.B2).endpoint(gate.endpoint()).region(REGION)
+        .bucket(BUCKET).credentials(KEY_ID, SECRET).build();
+  }
+
+  /** A plain S3 client with the SDK's default checksum settings, talking straight to s3proxy. */
+  S3Client direct() {
+    return direct;
+  }
+
+  /** A plain S3 client with the SDK's default settings for {@code endpoint}. */
+  static S3Client client(String endpoint) {
+    return S3Client.builder()
+        .endpointOverride(URI.create(endpoint))
+        .region(Region.of(REGION))
+        .forcePathStyle(true)
+        .httpClientBuilder(ApacheHttpClient.builder())
+        .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create(KEY_ID, SECRET)))
+        .requestChecksumCalculation(RequestChecksumCalculation.WHEN_SUPPORTED)
+        .responseChecksumValidation(ResponseChecksumValidation.WHEN_SUPPORTED)
+        .build();
+  }
+
+  /** Every key in the bucket under {@code prefix}, listed straight from the server. */
+  List<String> keys(String prefix) {
+    List<String> keys = new ArrayList<>();
+    for (S3Object o : direct.listObjectsV2Paginator(b -> b.bucket(BUCKET).prefix(prefix)).contents()) {
+      keys.add(o.key());
+    }
+    return keys;
+  }
+}
