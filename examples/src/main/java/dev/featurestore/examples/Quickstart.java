@@ -2,8 +2,10 @@ package dev.featurestore.examples;
 
 import dev.featurestore.ExportResult;
 import dev.featurestore.FeatureStore;
+import dev.featurestore.FeatureStoreConfig;
 import dev.featurestore.FeatureTable;
 import dev.featurestore.IngestResult;
+import dev.featurestore.ObjectStorage;
 import dev.featurestore.QueryResult;
 import dev.featurestore.SnapshotInfo;
 import dev.featurestore.SyntheticFeatures;
@@ -24,16 +26,24 @@ import org.apache.iceberg.types.Types;
  *
  * <p>Run it from the repository root with {@code ./mvnw -q -B -Pquickstart -DskipTests verify};
  * pass a directory as the first argument to keep the store elsewhere (default {@code
- * quickstart-store}).
+ * quickstart-store}), and {@code --b2} to keep the tables in the B2 bucket named by the {@code
+ * B2_*} environment variables (the catalog stays in the directory).
  */
 public final class Quickstart {
   private Quickstart() {}
 
   public static void main(String[] args) throws Exception {
-    Path root = Path.of(args.length > 0 ? args[0] : "quickstart-store").toAbsolutePath();
-    System.out.println("== featurestore quickstart, store at " + root);
+    boolean onB2 = java.util.Arrays.asList(args).contains("--b2");
+    String dir = java.util.Arrays.stream(args).filter(a -> !a.startsWith("--")).findFirst().orElse("quickstart-store");
+    Path root = Path.of(dir).toAbsolutePath();
+    FeatureStoreConfig.Builder config = FeatureStore.builder().root(root);
+    if (onB2) {
+      // tables in the bucket named by the B2_* environment variables; the catalog stays in root
+      config.objectStorage(ObjectStorage.fromEnvironment());
+    }
+    System.out.println("== featurestore quickstart, store at " + root + (onB2 ? " (tables on B2)" : ""));
 
-    try (FeatureStore store = FeatureStore.openLocal(root)) {
+    try (FeatureStore store = config.build()) {
       // Start from a clean demo table on every run.
       store.dropTable(SyntheticFeatures.TABLE_ID, true);
 
