@@ -5,7 +5,7 @@ import java.util.List;
 /**
  * What a snapshot expiry removed.
  *
- * @param expiredSnapshotIds snapshots removed from the table's metadata
+ * @param expiredSnapshotIds snapshots removed from the table's metadata, oldest first
  * @param deletedDataFiles data files deleted
  * @param deletedDeleteFiles delete files (position or equality) deleted
  * @param deletedManifests manifests deleted

@@ -101,7 +101,7 @@ final class ExpireOperation implements SnapshotExpiry {
             + String.join(", ", holders) + ": remove or move the ref first");
       }
     }
-    Set<Long> before = new HashSet<>();
+    Set<Long> before = new LinkedHashSet<>(); // commit order
     Set<String> manifestLists = new HashSet<>();
     for (Snapshot snapshot : table.snapshots()) {
       before.add(snapshot.snapshotId());
@@ -121,13 +121,22 @@ final class ExpireOperation implements SnapshotExpiry {
       expire.retainLast(retainLast);
     }
     snapshotIds.forEach(expire::expireSnapshotId);
+    List<Snapshot> toExpire = expire.apply();
+    if (toExpire.isEmpty()) {
+      return counter.result(List.of());
+    }
+    if (snapshotIds.isEmpty()) {
+      // Naming a snapshot makes Iceberg clean by reachability from every remaining snapshot, so a
+      // file is deleted as soon as nothing needs it (the incremental strategy waits until the
+      // snapshot that removed it expires too). The snapshot is one this expiry removes anyway.
+      expire.expireSnapshotId(toExpire.get(0).snapshotId());
+    }
     expire.commit();
     table.refresh();
     for (Snapshot snapshot : table.snapshots()) {
       before.remove(snapshot.snapshotId());
     }
     List<Long> expired = new ArrayList<>(before);
-    expired.sort(Long::compare);
     return counter.result(expired);
   }
 
