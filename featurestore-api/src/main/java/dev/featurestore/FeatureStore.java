@@ -91,6 +91,20 @@ public interface FeatureStore extends AutoCloseable {
   boolean dropTable(TableId id, boolean purge);
 
   /**
+   * Re-registers, from the warehouse, every table the catalog does not know: for each
+   * {@code <warehouse>/<namespace>/<table>/metadata/} folder, the metadata file with the highest
+   * version number ({@code NNNNN-<uuid>.metadata.json}) is registered. Use it after the SQLite
+   * catalog file was lost or damaged (move a damaged file aside first, with its {@code -wal} and
+   * {@code -shm} files, then open the store: it starts with an empty catalog). Tables the catalog
+   * knows are left alone, so it is safe to run twice. Tables created with a custom location
+   * outside the warehouse are not found.
+   *
+   * @throws UnsupportedOperationException if the store's FileIO cannot list files
+   * @throws StorageException if the warehouse cannot be listed
+   */
+  CatalogRecoveryResult recoverCatalog();
+
+  /**
    * Escape hatch to the underlying Iceberg objects, outside the compatibility promise: {@code
    * org.apache.iceberg.catalog.Catalog} and {@code org.apache.iceberg.io.FileIO}.
    *

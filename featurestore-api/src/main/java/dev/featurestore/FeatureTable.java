@@ -54,6 +54,9 @@ public interface FeatureTable {
   /** A query of the current snapshot, with every column; refine it with its methods. */
   TimeTravelQuery query();
 
+  /** Snapshot expiry, orphan-file removal, compaction, manifest rewrites and maintenance plans. */
+  TableMaintenance maintenance();
+
   /** Rows, files, bytes, write amplification and the rows-per-snapshot series. */
   TableStats stats();
 

@@ -1,5 +1,6 @@
 package dev.featurestore;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -85,4 +86,103 @@ public interface SnapshotManager {
 
   /** Tags and branches by name, with the snapshot each points to. Includes {@code main}. */
   Map<String, Long> refs();
+  /**
+   * Moves a tag to another snapshot.
+   *
+   * @throws NotFoundException if no tag has that name
+   * @throws SnapshotNotFoundException if the snapshot does not exist
+   */
+  void replaceTag(String name, long snapshotId);
+
+  /**
+   * Points a branch at another snapshot (any snapshot, ancestor or not).
+   *
+   * @throws NotFoundException if no branch has that name
+   * @throws SnapshotNotFoundException if the snapshot does not exist
+   */
+  void replaceBranch(String name, long snapshotId);
+
+  /**
+   * Renames a branch ({@code main} cannot be renamed).
+   *
+   * @throws NotFoundException if no branch has the old name
+   * @throws AlreadyExistsException if a ref has the new name
+   */
+  void renameBranch(String name, String newName);
+
+  /**
+   * Removes a tag; its snapshot stays until it is expired.
+   *
+   * @throws NotFoundException if no tag has that name
+   */
+  void removeTag(String name);
+
+  /**
+   * Removes a branch ({@code main} cannot be removed); its snapshots stay until expired.
+   *
+   * @throws NotFoundException if no branch has that name
+   */
+  void removeBranch(String name);
+
+  /**
+   * Moves branch {@code branch} forward to the snapshot ref {@code to} points to.
+   *
+   * @throws NotFoundException if either ref does not exist
+   * @throws ValidationException if {@code branch}'s snapshot is not an ancestor of {@code to}'s
+   */
+  SnapshotInfo fastForward(String branch, String to);
+
+  /**
+   * Write-audit-publish: makes {@code main} what {@code branch} holds, by fast-forwarding {@code
+   * main} to it. Write to a branch, audit it with {@code table.query().atRef(branch)}, then
+   * publish.
+   *
+   * @throws NotFoundException if the branch does not exist
+   * @throws ValidationException if {@code main} moved on since the branch was created (not an
+   *     ancestor): cherry-pick the branch's commits instead
+   */
+  default SnapshotInfo publish(String branch) {
+    return fastForward("main", branch);
+  }
+
+  /**
+   * Applies the changes of one snapshot (an append, or an overwrite whose replaced files are
+   * unchanged) on top of {@code main} as a new snapshot.
+   *
+   * @throws SnapshotNotFoundException if the snapshot does not exist
+   * @throws ValidationException if it cannot be applied (for example it is already an ancestor)
+   */
+  SnapshotInfo cherryPick(long snapshotId);
+
+  /**
+   * Sets how many snapshots expiry always keeps on a branch.
+   *
+   * @throws NotFoundException if no branch has that name
+   * @throws IllegalArgumentException if {@code count < 1}
+   */
+  void setMinSnapshotsToKeep(String branch, int count);
+
+  /**
+   * Sets the age beyond which a branch's snapshots may be expired.
+   *
+   * @throws NotFoundException if no branch has that name
+   */
+  void setMaxSnapshotAge(String branch, Duration age);
+
+  /**
+   * Sets how long a ref (not {@code main}) is kept before expiry removes it.
+   *
+   * @throws NotFoundException if no ref has that name
+   */
+  void setMaxRefAge(String ref, Duration age);
+
+  /** Every ref with its type and retention settings, sorted by name. */
+  java.util.List<RefInfo> refInfos();
+
+  /**
+   * What changed from one snapshot to another: rows, data files and schema.
+   *
+   * @throws SnapshotNotFoundException if either snapshot does not exist
+   */
+  SnapshotDiff diff(long fromSnapshotId, long toSnapshotId);
 }

@@ -2,6 +2,7 @@ package dev.featurestore.core;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.featurestore.CatalogRecoveryResult;
 import dev.featurestore.FeatureStore;
 import dev.featurestore.FeatureStoreConfig;
 import dev.featurestore.FeatureStoreException;
@@ -12,6 +13,7 @@ import dev.featurestore.TableDefinition;
 import dev.featurestore.TableId;
 import dev.featurestore.TableNotFoundException;
 import dev.featurestore.ValidationException;
+import dev.featurestore.core.catalog.CatalogRecovery;
 import dev.featurestore.core.catalog.EmbeddedCatalog;
 import dev.featurestore.core.storage.LocalFileIO;
 import dev.featurestore.core.storage.s3.ObjectStorageErrors;
@@ -264,6 +266,18 @@ final class DefaultFeatureStore implements FeatureStore {
       throw Errors.translate(e, "drop table " + id);
     } finally {
       lock.unlock();
+    }
+  }
+
+  @Override
+  public CatalogRecoveryResult recoverCatalog() {
+    checkOpen();
+    String warehouse = config.warehouseLocation()
+        .orElseThrow(() -> new IllegalStateException("Cannot recover catalog: the store has no warehouse location"));
+    try {
+      return CatalogRecovery.recover(catalog, io, warehouse);
+    } catch (RuntimeException e) {
+      throw Errors.translate(e, "recover catalog from " + warehouse);
     }
   }
 

@@ -7,9 +7,11 @@ import dev.featurestore.Ingest;
 import dev.featurestore.SchemaEvolution;
 import dev.featurestore.SnapshotManager;
 import dev.featurestore.TableId;
+import dev.featurestore.TableMaintenance;
 import dev.featurestore.TableStats;
 import dev.featurestore.TimeTravelQuery;
 import dev.featurestore.core.ingest.IngestOperation;
+import dev.featurestore.core.maintenance.Maintenance;
 import dev.featurestore.core.query.TableQuery;
 import dev.featurestore.core.schema.SchemaChange;
 import dev.featurestore.core.snapshot.Snapshots;
@@ -82,6 +84,11 @@ final class DefaultFeatureTable implements FeatureTable {
   @Override
   public TimeTravelQuery query() {
     return TableQuery.of(handle);
+  }
+
+  @Override
+  public TableMaintenance maintenance() {
+    return new Maintenance(handle);
   }
 
   @Override

@@ -3,8 +3,11 @@ package dev.featurestore.core.catalog;
 import dev.featurestore.FeatureStoreConfig;
 import dev.featurestore.StorageException;
 import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 import org.apache.iceberg.CatalogProperties;
@@ -51,8 +54,53 @@ public final class EmbeddedCatalog {
     props.put(CatalogProperties.TABLE_DEFAULT_PREFIX + TableProperties.COMMIT_NUM_RETRIES,
         Integer.toString(config.commitRetries()));
     props.putAll(config.catalogProperties());
+    checkSqliteHeader(file);
     JdbcCatalog catalog = new JdbcCatalog(ignored -> io, null, true);
-    catalog.initialize(CATALOG_NAME, props);
+    try {
+      catalog.initialize(CATALOG_NAME, props);
+    } catch (RuntimeException e) {
+      if (isCorruption(e)) {
+        throw damaged(file, e);
+      }
+      throw e;
+    }
     return catalog;
+  }
+
+  private static final byte[] SQLITE_HEADER = "SQLite format 3\0".getBytes(StandardCharsets.US_ASCII);
+
+  /** A damaged catalog is named on open, rather than failing later with a driver message. */
+  private static void checkSqliteHeader(Path file) {
+    try {
+      if (!Files.exists(file) || Files.size(file) == 0) {
+        return; // a new catalog
+      }
+      byte[] header = new byte[SQLITE_HEADER.length];
+      int read;
+      try (InputStream in = Files.newInputStream(file)) {
+        read = in.readNBytes(header, 0, header.length);
+      }
+      if (read < header.length || !Arrays.equals(header, SQLITE_HEADER)) {
+        throw damaged(file, null);
+      }
+    } catch (IOException e) {
+      throw new StorageException("Cannot open catalog: cannot read catalog file: " + file.toAbsolutePath(), e);
+    }
+  }
+
+  private static boolean isCorruption(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      String message = String.valueOf(t.getMessage());
+      if (message.contains("SQLITE_NOTADB") || message.contains("SQLITE_CORRUPT")) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static StorageException damaged(Path file, Throwable cause) {
+    String message = "Cannot open catalog: file is not a valid SQLite database: " + file.toAbsolutePath()
+        + ": recover with: move it aside (with its -wal and -shm files), open the store and call recoverCatalog()";
+    return cause == null ? new StorageException(message) : new StorageException(message, cause);
   }
 }

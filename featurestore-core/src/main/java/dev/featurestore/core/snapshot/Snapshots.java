@@ -3,17 +3,22 @@ package dev.featurestore.core.snapshot;
 import static java.util.Objects.requireNonNull;
 
 import dev.featurestore.AlreadyExistsException;
+import dev.featurestore.NotFoundException;
+import dev.featurestore.RefInfo;
+import dev.featurestore.SnapshotDiff;
 import dev.featurestore.SnapshotInfo;
 import dev.featurestore.SnapshotManager;
 import dev.featurestore.SnapshotNotFoundException;
 import dev.featurestore.ValidationException;
 import dev.featurestore.core.TableHandle;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.TreeMap;
 import org.apache.iceberg.Snapshot;
@@ -140,6 +145,215 @@ public final class Snapshots implements SnapshotManager {
       refs.put(ref.getKey(), ref.getValue().snapshotId());
     }
     return refs;
+  }
+
+  @Override
+  public void replaceTag(String name, long snapshotId) {
+    requireNonNull(name, "name is null");
+    handle.commitLocked(() -> {
+      Table table = handle.table();
+      requireRef(table, name, false, "Cannot replace tag");
+      requireSnapshot(table, snapshotId, "Cannot replace tag " + name);
+      table.manageSnapshots().replaceTag(name, snapshotId).commit();
+      return null;
+    });
+  }
+
+  @Override
+  public void replaceBranch(String name, long snapshotId) {
+    requireNonNull(name, "name is null");
+    handle.commitLocked(() -> {
+      Table table = handle.table();
+      requireRef(table, name, true, "Cannot replace branch");
+      requireSnapshot(table, snapshotId, "Cannot replace branch " + name);
+      table.manageSnapshots().replaceBranch(name, snapshotId).commit();
+      return null;
+    });
+  }
+
+  @Override
+  public void renameBranch(String name, String newName) {
+    requireNonNull(name, "name is null");
+    requireNonNull(newName, "newName is null");
+    if (newName.isBlank()) {
+      throw new IllegalArgumentException("Cannot rename branch " + name + ": new name is blank: '" + newName + "'");
+    }
+    if (name.equals(SnapshotRef.MAIN_BRANCH)) {
+      throw new ValidationException("Cannot rename branch: main cannot be renamed: " + name);
+    }
+    handle.commitLocked(() -> {
+      Table table = handle.table();
+      requireRef(table, name, true, "Cannot rename branch");
+      if (table.refs().containsKey(newName)) {
+        throw new AlreadyExistsException("Cannot rename branch " + name + ": ref already exists: " + newName);
+      }
+      table.manageSnapshots().renameBranch(name, newName).commit();
+      return null;
+    });
+  }
+
+  @Override
+  public void removeTag(String name) {
+    requireNonNull(name, "name is null");
+    handle.commitLocked(() -> {
+      Table table = handle.table();
+      requireRef(table, name, false, "Cannot remove tag");
+      table.manageSnapshots().removeTag(name).commit();
+      return null;
+    });
+  }
+
+  @Override
+  public void removeBranch(String name) {
+    requireNonNull(name, "name is null");
+    if (name.equals(SnapshotRef.MAIN_BRANCH)) {
+      throw new ValidationException("Cannot remove branch: main cannot be removed: " + name);
+    }
+    handle.commitLocked(() -> {
+      Table table = handle.table();
+      requireRef(table, name, true, "Cannot remove branch");
+      table.manageSnapshots().removeBranch(name).commit();
+      return null;
+    });
+  }
+
+  @Override
+  public SnapshotInfo fastForward(String branch, String to) {
+    requireNonNull(branch, "branch is null");
+    requireNonNull(to, "to is null");
+    return handle.commitLocked(() -> {
+      Table table = handle.table();
+      SnapshotRef from = requireRef(table, branch, true, "Cannot fast-forward branch");
+      SnapshotRef target = table.refs().get(to);
+      if (target == null) {
+        throw new NotFoundException("Cannot fast-forward branch " + branch + ": unknown ref: " + to);
+      }
+      if (from.snapshotId() != target.snapshotId()) {
+        if (!SnapshotUtil.isAncestorOf(table, target.snapshotId(), from.snapshotId())) {
+          throw new ValidationException("Cannot fast-forward branch " + branch + " to " + to + ": snapshot "
+              + from.snapshotId() + " is not an ancestor of " + target.snapshotId());
+        }
+        table.manageSnapshots().fastForwardBranch(branch, to).commit();
+      }
+      return info(table.snapshot(target.snapshotId()), table.currentSnapshot());
+    });
+  }
+
+  @Override
+  public SnapshotInfo cherryPick(long snapshotId) {
+    return handle.commitLocked(() -> {
+      Table table = handle.table();
+      requireSnapshot(table, snapshotId, "Cannot cherry-pick");
+      Snapshot before = table.currentSnapshot();
+      try {
+        table.manageSnapshots().cherrypick(snapshotId).commit();
+      } catch (org.apache.iceberg.exceptions.ValidationException e) {
+        throw new ValidationException("Cannot cherry-pick snapshot " + snapshotId + ": " + e.getMessage(), e);
+      }
+      table.refresh();
+      Snapshot current = table.currentSnapshot();
+      if (before != null && current.snapshotId() == before.snapshotId()) {
+        throw new ValidationException("Cannot cherry-pick snapshot " + snapshotId + ": nothing to apply");
+      }
+      return info(current, current);
+    });
+  }
+
+  @Override
+  public void setMinSnapshotsToKeep(String branch, int count) {
+    requireNonNull(branch, "branch is null");
+    if (count < 1) {
+      throw new IllegalArgumentException("Cannot set min snapshots to keep of branch " + branch
+          + ": count must be at least 1: " + count);
+    }
+    handle.commitLocked(() -> {
+      Table table = handle.table();
+      requireRef(table, branch, true, "Cannot set min snapshots to keep");
+      table.manageSnapshots().setMinSnapshotsToKeep(branch, count).commit();
+      return null;
+    });
+  }
+
+  @Override
+  public void setMaxSnapshotAge(String branch, Duration age) {
+    requireNonNull(branch, "branch is null");
+    long ms = positiveMillis(age, "Cannot set max snapshot age of branch " + branch);
+    handle.commitLocked(() -> {
+      Table table = handle.table();
+      requireRef(table, branch, true, "Cannot set max snapshot age");
+      table.manageSnapshots().setMaxSnapshotAgeMs(branch, ms).commit();
+      return null;
+    });
+  }
+
+  @Override
+  public void setMaxRefAge(String ref, Duration age) {
+    requireNonNull(ref, "ref is null");
+    long ms = positiveMillis(age, "Cannot set max ref age of " + ref);
+    if (ref.equals(SnapshotRef.MAIN_BRANCH)) {
+      throw new ValidationException("Cannot set max ref age: main is never expired: " + ref);
+    }
+    handle.commitLocked(() -> {
+      Table table = handle.table();
+      if (!table.refs().containsKey(ref)) {
+        throw new NotFoundException("Cannot set max ref age: unknown ref: " + ref);
+      }
+      table.manageSnapshots().setMaxRefAgeMs(ref, ms).commit();
+      return null;
+    });
+  }
+
+  @Override
+  public List<RefInfo> refInfos() {
+    Table table = refreshed();
+    List<RefInfo> refs = new ArrayList<>();
+    for (Map.Entry<String, SnapshotRef> entry : new TreeMap<>(table.refs()).entrySet()) {
+      SnapshotRef ref = entry.getValue();
+      refs.add(new RefInfo(entry.getKey(), ref.isBranch() ? RefInfo.Type.BRANCH : RefInfo.Type.TAG, ref.snapshotId(),
+          ref.minSnapshotsToKeep() == null ? OptionalInt.empty() : OptionalInt.of(ref.minSnapshotsToKeep()),
+          Optional.ofNullable(ref.maxSnapshotAgeMs()).map(Duration::ofMillis),
+          Optional.ofNullable(ref.maxRefAgeMs()).map(Duration::ofMillis)));
+    }
+    return refs;
+  }
+
+  @Override
+  public SnapshotDiff diff(long fromSnapshotId, long toSnapshotId) {
+    Table table = refreshed();
+    Snapshot from = table.snapshot(fromSnapshotId);
+    Snapshot to = table.snapshot(toSnapshotId);
+    if (from == null || to == null) {
+      throw new SnapshotNotFoundException("Cannot diff snapshots: unknown snapshot id: "
+          + (from == null ? fromSnapshotId : toSnapshotId));
+    }
+    return handle.translating("diff snapshots of table " + handle.id(), () -> Diffs.diff(table, from, to));
+  }
+
+  private static long positiveMillis(Duration age, String what) {
+    requireNonNull(age, "age is null");
+    if (age.isNegative() || age.isZero()) {
+      throw new IllegalArgumentException(what + ": age must be positive: " + age);
+    }
+    return age.toMillis();
+  }
+
+  /** The ref {@code name} of the given kind; call holding the commit lock. */
+  private static SnapshotRef requireRef(Table table, String name, boolean branch, String verb) {
+    SnapshotRef ref = table.refs().get(name);
+    String kind = branch ? "branch" : "tag";
+    if (ref == null) {
+      throw new NotFoundException(verb + ": unknown " + kind + ": " + name);
+    }
+    if (ref.isBranch() != branch) {
+      throw new ValidationException(verb + ": ref is a " + (branch ? "tag" : "branch") + ", not a " + kind + ": " + name);
+    }
+    return ref;
+  }
+
+  private static void requireSnapshot(Table table, long snapshotId, String verb) {
+    if (table.snapshot(snapshotId) == null) {
+      throw new SnapshotNotFoundException(verb + ": unknown snapshot id: " + snapshotId);
+    }
   }
 
   private void createRef(String kind, String name, long snapshotId) {

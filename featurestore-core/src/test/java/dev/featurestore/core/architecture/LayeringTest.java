@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
  *   <li>The API ({@code dev.featurestore}, {@code dev.featurestore.spi}) knows nothing of the
  *       implementation, nor of Iceberg core, Parquet, Hadoop, AWS, DuckDB or SQLite.
  *   <li>Storage and catalog are the bottom layer: they know no table concern.
- *   <li>Each table concern (ingest, schema, snapshot, query, stats) stands alone: no concern
+ *   <li>Each table concern (ingest, schema, snapshot, query, stats, maintenance) stands alone: no concern
  *       depends on another, and none on the store implementation except {@code TableHandle} and
  *       {@code Errors}.
  * </ul>
@@ -46,13 +46,13 @@ class LayeringTest {
     noClasses().that().resideInAnyPackage("dev.featurestore.core.storage..", "dev.featurestore.core.catalog..")
         .should().dependOnClassesThat().resideInAnyPackage(
             "dev.featurestore.core.ingest..", "dev.featurestore.core.schema..", "dev.featurestore.core.snapshot..",
-            "dev.featurestore.core.query..", "dev.featurestore.core.stats..")
+            "dev.featurestore.core.query..", "dev.featurestore.core.stats..", "dev.featurestore.core.maintenance..")
         .check(classes);
   }
 
   @Test
   void tableConcerns_areIndependentOfEachOther() {
-    slices().matching("dev.featurestore.core.(ingest|schema|snapshot|query|stats)..")
+    slices().matching("dev.featurestore.core.(ingest|schema|snapshot|query|stats|maintenance)..")
         .should().notDependOnEachOther()
         .check(classes);
   }
@@ -61,7 +61,7 @@ class LayeringTest {
   void tableConcerns_useOnlyTableHandleAndErrorsOfTheStore() {
     noClasses().that().resideInAnyPackage(
             "dev.featurestore.core.ingest..", "dev.featurestore.core.schema..", "dev.featurestore.core.snapshot..",
-            "dev.featurestore.core.query..", "dev.featurestore.core.stats..")
+            "dev.featurestore.core.query..", "dev.featurestore.core.stats..", "dev.featurestore.core.maintenance..")
         .should().dependOnClassesThat().haveFullyQualifiedName("dev.featurestore.core.DefaultFeatureStore")
         .orShould().dependOnClassesThat().haveFullyQualifiedName("dev.featurestore.core.DefaultFeatureTable")
         .check(classes);

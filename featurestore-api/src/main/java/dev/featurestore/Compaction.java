@@ -1,0 +1,57 @@
+package dev.featurestore;
+
+import org.apache.iceberg.SortOrder;
+import org.apache.iceberg.expressions.Expression;
+
+/**
+ * A pending compaction: bin-packs the small data files of each partition of the current snapshot
+ * into files of the target size, applying delete files while reading, and replaces them in ONE
+ * atomic commit (Iceberg's {@code RewriteFiles}, validated from the snapshot it planned on).
+ *
+ * <p>Concurrent appends are never lost (they do not conflict with a rewrite). A concurrent commit
+ * that deletes or overwrites rows of the files being rewritten conflicts: the compaction deletes
+ * the files it wrote, throws {@link CommitConflictException} and leaves the table unchanged.
+ *
+ * <pre>{@code
+ * CompactionResult r = table.maintenance().compact().targetFileSizeBytes(128L << 20).execute();
+ * }</pre>
+ *
+ * <p>Single-use: a second {@code execute()} throws {@link IllegalStateException}.
+ */
+public interface Compaction {
+  /**
+   * Target size of the files written; default the table's {@code write.target-file-size-bytes}.
+   *
+   * @throws IllegalArgumentException if not positive
+   */
+  Compaction targetFileSizeBytes(long bytes);
+
+  /**
+   * Files smaller than this are rewritten (default 75% of the target); files with delete files
+   * are rewritten whatever their size.
+   *
+   * @throws IllegalArgumentException if not positive
+   */
+  Compaction smallFileThresholdBytes(long bytes);
+
+  /**
+   * A partition is rewritten only if it has at least this many candidate files (default 2), or a
+   * candidate with deletes.
+   *
+   * @throws IllegalArgumentException if below 1
+   */
+  Compaction minInputFiles(int count);
+
+  /** Sorts the rows of each partition by this order (default: the table's sort order, if any). */
+  Compaction sortBy(SortOrder order);
+
+  /** Only compacts files that may hold rows matching this filter (on partition columns). */
+  Compaction filter(Expression filter);
+
+  /**
+   * Rewrites and commits.
+   *
+   * @throws CommitConflictException if a concurrent commit conflicts; nothing is left behind
+   */
+  CompactionResult execute();
+}

@@ -1,0 +1,64 @@
+package dev.featurestore.core.maintenance;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.featurestore.Compaction;
+import dev.featurestore.MaintenancePlan;
+import dev.featurestore.MaintenancePolicy;
+import dev.featurestore.OrphanFileRemoval;
+import dev.featurestore.RewriteManifestsResult;
+import dev.featurestore.SnapshotExpiry;
+import dev.featurestore.TableMaintenance;
+import dev.featurestore.core.TableHandle;
+
+/**
+ * Table maintenance without Spark, on top of Iceberg's core operations ({@code ExpireSnapshots},
+ * {@code RewriteFiles}, {@code RewriteManifests}) and the store's FileIO.
+ *
+ * <pre>{@code
+ * TableMaintenance maintenance = new Maintenance(handle);
+ * maintenance.compact().execute();
+ * maintenance.expireSnapshots().retainLast(10).execute();
+ * maintenance.removeOrphanFiles().execute();
+ * }</pre>
+ *
+ * <p>Thread safety: safe for concurrent use; it holds no state besides the table handle.
+ */
+public final class Maintenance implements TableMaintenance {
+  private final TableHandle handle;
+
+  public Maintenance(TableHandle handle) {
+    this.handle = requireNonNull(handle, "handle is null");
+  }
+
+  @Override
+  public SnapshotExpiry expireSnapshots() {
+    return new ExpireOperation(handle);
+  }
+
+  @Override
+  public OrphanFileRemoval removeOrphanFiles() {
+    return new OrphanFilesOperation(handle);
+  }
+
+  @Override
+  public Compaction compact() {
+    return new CompactionOperation(handle);
+  }
+
+  @Override
+  public RewriteManifestsResult rewriteManifests() {
+    return ManifestRewrite.run(handle);
+  }
+
+  @Override
+  public MaintenancePlan plan(MaintenancePolicy policy) {
+    requireNonNull(policy, "policy is null");
+    return PlannedMaintenance.plan(this, handle, policy);
+  }
+
+  @Override
+  public String toString() {
+    return "Maintenance{" + handle.id() + "}";
+  }
+}

@@ -1,0 +1,34 @@
+package dev.featurestore.core.maintenance;
+
+import dev.featurestore.RewriteManifestsResult;
+import dev.featurestore.core.TableHandle;
+import java.util.OptionalLong;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+
+/**
+ * Rewrites the current snapshot's data manifests with Iceberg's {@code RewriteManifests},
+ * clustered by partition spec, into manifests of {@code commit.manifest.target-size-bytes}.
+ */
+final class ManifestRewrite {
+  private ManifestRewrite() {}
+
+  static RewriteManifestsResult run(TableHandle handle) {
+    return handle.commitLocked(() -> {
+      Table table = handle.table();
+      Snapshot before = table.currentSnapshot();
+      if (before == null) {
+        return new RewriteManifestsResult(OptionalLong.empty(), 0, 0);
+      }
+      int manifestsBefore = before.dataManifests(table.io()).size();
+      if (manifestsBefore <= 1) {
+        return new RewriteManifestsResult(OptionalLong.empty(), manifestsBefore, manifestsBefore);
+      }
+      table.rewriteManifests().clusterBy(file -> file.specId()).commit();
+      table.refresh();
+      Snapshot after = table.currentSnapshot();
+      return new RewriteManifestsResult(
+          OptionalLong.of(after.snapshotId()), manifestsBefore, after.dataManifests(table.io()).size());
+    });
+  }
+}

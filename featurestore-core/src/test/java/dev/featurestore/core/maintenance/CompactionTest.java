@@ -1,0 +1,252 @@
+package dev.featurestore.core.maintenance;
+
+import static dev.featurestore.core.maintenance.MaintenanceTestData.appendRows;
+import static dev.featurestore.core.maintenance.MaintenanceTestData.exists;
+import static dev.featurestore.core.maintenance.MaintenanceTestData.liveDataFiles;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.featurestore.CommitConflictException;
+import dev.featurestore.CompactionResult;
+import dev.featurestore.ExpireResult;
+import dev.featurestore.FeatureStore;
+import dev.featurestore.FeatureTable;
+import dev.featurestore.QueryResult;
+import dev.featurestore.Row;
+import dev.featurestore.core.query.TestTables;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.SortOrder;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.TableProperties;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class CompactionTest {
+  @TempDir Path dir;
+  private FeatureStore store;
+  private FeatureTable events;
+
+  @BeforeEach
+  void setUp() {
+    store = FeatureStore.openLocal(dir);
+  }
+
+  @AfterEach
+  void tearDown() {
+    store.close();
+  }
+
+  private List<Long> ids(FeatureTable table) {
+    List<Long> ids = new ArrayList<>();
+    try (QueryResult result = table.query().select("entity_id").execute()) {
+      for (Row row : result) {
+        ids.add(((Number) row.get("entity_id")).longValue());
+      }
+    }
+    ids.sort(Long::compare);
+    return ids;
+  }
+
+  private List<Long> range(long from, long to) {
+    List<Long> ids = new ArrayList<>();
+    for (long i = from; i < to; i++) {
+      ids.add(i);
+    }
+    return ids;
+  }
+
+  private long filesOnDisk() throws Exception {
+    try (Stream<Path> files = Files.walk(Path.of(events.location(), "data"))) {
+      return files.filter(Files::isRegularFile).count();
+    }
+  }
+
+  @Test
+  void compact_smallFiles_binPacksIntoOneFileInOneCommit() {
+    events = TestTables.createEvents(store, false);
+    for (int i = 0; i < 10; i++) {
+      appendRows(events, i * 100L, 100);
+    }
+    long before = TestTables.currentSnapshotId(events);
+
+    CompactionResult result = events.maintenance().compact().execute();
+
+    assertThat(result.rewrittenDataFiles()).isEqualTo(10);
+    assertThat(result.addedDataFiles()).isEqualTo(1);
+    assertThat(result.rows()).isEqualTo(1000);
+    assertThat(result.partitions()).isEqualTo(1);
+    assertThat(result.snapshotId()).isPresent();
+    var snapshot = events.snapshots().snapshot(result.snapshotId().getAsLong());
+    assertThat(snapshot.operation()).isEqualTo("replace");
+    assertThat(snapshot.parentId()).hasValue(before);
+    assertThat(liveDataFiles(events)).hasSize(1);
+    assertThat(ids(events)).isEqualTo(range(0, 1000));
+  }
+
+  @Test
+  void compact_partitionedTable_compactsEachPartitionSeparately() {
+    events = TestTables.createEvents(store, true);
+    for (int i = 0; i < 3; i++) {
+      appendRows(events, i * 10L, 10, "2026-01-01T10:00:00Z");
+      appendRows(events, 100 + i * 10L, 10, "2026-01-02T10:00:00Z");
+    }
+    appendRows(events, 500, 10, "2026-01-03T10:00:00Z"); // a single file: left alone
+
+    CompactionResult result = events.maintenance().compact().execute();
+
+    assertThat(result.partitions()).isEqualTo(2);
+    assertThat(result.rewrittenDataFiles()).isEqualTo(6);
+    assertThat(result.addedDataFiles()).isEqualTo(2);
+    assertThat(liveDataFiles(events)).hasSize(3);
+    assertThat(events.query().count()).isEqualTo(70);
+  }
+
+  @Test
+  void compact_appliesPositionAndEqualityDeletes_andDropsDeleteFiles() {
+    events = TestTables.createEvents(store, false);
+    DataFile first = appendRows(events, 0, 10).get(0);
+    appendRows(events, 10, 10);
+    TestTables.positionDelete(events, first, 0, 1, 2);      // ids 0,1,2
+    TestTables.equalityDelete(events, "entity_id", 15L, 16L); // ids 15,16
+
+    CompactionResult result = events.maintenance().compact().execute();
+
+    assertThat(result.rows()).isEqualTo(15);
+    assertThat(result.removedDeleteFiles()).isEqualTo(2);
+    assertThat(liveDataFiles(events)).hasSize(1); // one data file, no delete file
+    List<Long> expected = range(3, 20);
+    expected.removeAll(List.of(15L, 16L));
+    assertThat(ids(events)).isEqualTo(expected);
+
+    ExpireResult expired = events.maintenance().expireSnapshots().retainLast(1).execute();
+    assertThat(expired.deletedDeleteFiles()).isEqualTo(2);
+    assertThat(expired.deletedDataFiles()).isEqualTo(2);
+    assertThat(ids(events)).isEqualTo(expected);
+  }
+
+  @Test
+  void compact_withSortOrder_writesSortedRows() {
+    events = TestTables.createEvents(store, false);
+    appendRows(events, 50, 50);
+    appendRows(events, 0, 50);
+    Table table = events.unwrap(Table.class);
+
+    events.maintenance().compact().sortBy(SortOrder.builderFor(table.schema()).desc("entity_id").build()).execute();
+
+    List<Long> ids = new ArrayList<>();
+    try (QueryResult result = events.query().select("entity_id").execute()) {
+      result.forEach(row -> ids.add(((Number) row.get("entity_id")).longValue()));
+    }
+    List<Long> expected = range(0, 100);
+    expected.sort((a, b) -> Long.compare(b, a));
+    assertThat(ids).isEqualTo(expected);
+  }
+
+  @Test
+  void compact_smallTargetSize_rollsToSeveralFiles() {
+    events = TestTables.createEvents(store, false);
+    for (int i = 0; i < 10; i++) {
+      appendRows(events, i * 500L, 500);
+    }
+
+    CompactionResult result = events.maintenance().compact()
+        .targetFileSizeBytes(4_000).smallFileThresholdBytes(1_000_000).execute();
+
+    assertThat(result.addedDataFiles()).isGreaterThan(1);
+    assertThat(events.query().count()).isEqualTo(5000);
+  }
+
+  @Test
+  void compact_targetFromTableProperty() {
+    events = store.createTable(dev.featurestore.TableDefinition.builder(
+            dev.featurestore.SyntheticFeatures.TABLE_ID, dev.featurestore.SyntheticFeatures.schema())
+        .property(TableProperties.WRITE_TARGET_FILE_SIZE_BYTES, "0").build());
+    appendRows(events, 0, 10);
+    appendRows(events, 10, 10);
+
+    assertThatThrownBy(() -> events.maintenance().compact().execute())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("Cannot compact: target file size must be positive: 0");
+  }
+
+  @Test
+  void compact_targetFileSizeZero_fails() {
+    events = TestTables.createEvents(store, false);
+
+    assertThatThrownBy(() -> events.maintenance().compact().targetFileSizeBytes(0))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("Cannot compact: target file size must be positive: 0");
+  }
+
+  @Test
+  void compact_nothingToDo_makesNoCommit() {
+    events = TestTables.createEvents(store, false);
+    assertThat(events.maintenance().compact().execute()).isEqualTo(CompactionResult.nothingToDo());
+    appendRows(events, 0, 10);
+    long before = TestTables.currentSnapshotId(events);
+
+    CompactionResult result = events.maintenance().compact().execute();
+
+    assertThat(result.snapshotId()).isEmpty();
+    assertThat(TestTables.currentSnapshotId(events)).isEqualTo(before);
+  }
+
+  @Test
+  void compact_appendCommittedDuringCompaction_survives() {
+    events = TestTables.createEvents(store, false);
+    for (int i = 0; i < 5; i++) {
+      appendRows(events, i * 10L, 10);
+    }
+    CompactionOperation compaction = (CompactionOperation) events.maintenance().compact();
+    compaction.beforeCommit = () -> {
+      try (FeatureStore other = FeatureStore.openLocal(dir)) {
+        appendRows(other.table(events.id()), 1000, 10);
+      }
+    };
+
+    CompactionResult result = compaction.execute();
+
+    assertThat(result.rewrittenDataFiles()).isEqualTo(5);
+    assertThat(ids(events)).containsAll(range(1000, 1010)).hasSize(60);
+    assertThat(liveDataFiles(events)).hasSize(2).allMatch(MaintenanceTestData::exists);
+  }
+
+  @Test
+  void compact_conflictingDeleteDuringCompaction_failsCleanlyAndLeavesNoFiles() throws Exception {
+    events = TestTables.createEvents(store, false);
+    List<DataFile> files = new ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      files.addAll(appendRows(events, i * 10L, 10));
+    }
+    CompactionOperation compaction = (CompactionOperation) events.maintenance().compact();
+    long[] snapshotBefore = new long[1];
+    long[] filesBefore = new long[1];
+    compaction.beforeCommit = () -> {
+      try (FeatureStore other = FeatureStore.openLocal(dir)) {
+        TestTables.positionDelete(other.table(events.id()), files.get(0), 0);
+        snapshotBefore[0] = TestTables.currentSnapshotId(other.table(events.id()));
+      }
+      try {
+        filesBefore[0] = filesOnDisk();
+      } catch (Exception e) {
+        throw new RuntimeException(e);
+      }
+    };
+
+    assertThatThrownBy(compaction::execute)
+        .isInstanceOf(CommitConflictException.class)
+        .hasMessageStartingWith("Cannot compact table features.feature_events: a concurrent commit conflicts: ");
+
+    assertThat(TestTables.currentSnapshotId(events)).isEqualTo(snapshotBefore[0]);
+    assertThat(filesOnDisk()).isEqualTo(filesBefore[0] - 1); // only the compaction's output is gone
+    assertThat(liveDataFiles(events)).hasSize(6).allMatch(MaintenanceTestData::exists);
+    assertThat(events.query().count()).isEqualTo(49);
+  }
+}

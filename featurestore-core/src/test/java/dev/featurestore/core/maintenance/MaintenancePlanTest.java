@@ -1,0 +1,141 @@
+package dev.featurestore.core.maintenance;
+
+import static dev.featurestore.core.maintenance.MaintenanceTestData.appendRows;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.featurestore.FeatureStore;
+import dev.featurestore.FeatureTable;
+import dev.featurestore.MaintenancePlan;
+import dev.featurestore.MaintenancePolicy;
+import dev.featurestore.MaintenanceProgress;
+import dev.featurestore.MaintenanceProgress.Status;
+import dev.featurestore.MaintenanceReport;
+import dev.featurestore.MaintenanceStep;
+import dev.featurestore.MaintenanceTask;
+import dev.featurestore.RewriteManifestsResult;
+import dev.featurestore.core.query.TestTables;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class MaintenancePlanTest {
+  @TempDir Path dir;
+  private FeatureStore store;
+  private FeatureTable events;
+
+  @BeforeEach
+  void setUp() {
+    store = FeatureStore.openLocal(dir);
+    events = TestTables.createEvents(store, false);
+  }
+
+  @AfterEach
+  void tearDown() {
+    store.close();
+  }
+
+  @Test
+  void plan_belowEveryThreshold_isEmpty() {
+    appendRows(events, 0, 10);
+
+    MaintenancePlan plan = events.maintenance().plan(MaintenancePolicy.defaults());
+
+    assertThat(plan.isEmpty()).isTrue();
+    assertThat(plan.run().steps()).isEmpty();
+  }
+
+  @Test
+  void plan_thresholdsDecideStepsAndRunReportsProgressInSafeOrder() {
+    for (int i = 0; i < 6; i++) {
+      appendRows(events, i * 10L, 10);
+    }
+    MaintenancePolicy policy = MaintenancePolicy.builder()
+        .compactWhenSmallFilesAtLeast(5)
+        .expireWhenSnapshotsAtLeast(6)
+        .rewriteManifestsWhenAtLeast(6)
+        .retainLastSnapshots(1)
+        .maxSnapshotAge(Duration.ZERO)
+        .build();
+
+    MaintenancePlan plan = events.maintenance().plan(policy);
+
+    assertThat(plan.steps()).extracting(MaintenanceStep::task).containsExactly(
+        MaintenanceTask.COMPACT, MaintenanceTask.REWRITE_MANIFESTS, MaintenanceTask.EXPIRE_SNAPSHOTS,
+        MaintenanceTask.REMOVE_ORPHAN_FILES);
+    assertThat(plan.steps().get(0).reason()).startsWith("small data files: 6 (threshold 5, smaller than ");
+    assertThat(plan.steps().get(1).reason()).isEqualTo("data manifests: 6 (threshold 6)");
+    assertThat(plan.steps().get(2).reason()).isEqualTo("snapshots: 6 (threshold 6)");
+
+    List<MaintenanceProgress> progress = new ArrayList<>();
+    MaintenanceReport report = plan.run(progress::add);
+
+    assertThat(progress).extracting(MaintenanceProgress::task, MaintenanceProgress::status).containsExactly(
+        org.assertj.core.groups.Tuple.tuple(MaintenanceTask.COMPACT, Status.STARTED),
+        org.assertj.core.groups.Tuple.tuple(MaintenanceTask.COMPACT, Status.FINISHED),
+        org.assertj.core.groups.Tuple.tuple(MaintenanceTask.REWRITE_MANIFESTS, Status.STARTED),
+        org.assertj.core.groups.Tuple.tuple(MaintenanceTask.REWRITE_MANIFESTS, Status.FINISHED),
+        org.assertj.core.groups.Tuple.tuple(MaintenanceTask.EXPIRE_SNAPSHOTS, Status.STARTED),
+        org.assertj.core.groups.Tuple.tuple(MaintenanceTask.EXPIRE_SNAPSHOTS, Status.FINISHED),
+        org.assertj.core.groups.Tuple.tuple(MaintenanceTask.REMOVE_ORPHAN_FILES, Status.STARTED),
+        org.assertj.core.groups.Tuple.tuple(MaintenanceTask.REMOVE_ORPHAN_FILES, Status.FINISHED));
+    assertThat(progress.get(1).message()).isEqualTo("rewrote 6 data files into 1");
+    assertThat(report.compaction().orElseThrow().rewrittenDataFiles()).isEqualTo(6);
+    assertThat(report.expiry().orElseThrow().expiredSnapshots()).isEqualTo(7); // 6 appends + compaction, manifests kept
+    assertThat(report.expiry().orElseThrow().deletedDataFiles()).isEqualTo(6);
+    assertThat(report.orphans().orElseThrow().candidates()).isEmpty(); // nothing older than 3 hours
+    assertThat(events.snapshots().history()).hasSize(1);
+    assertThat(events.query().count()).isEqualTo(60);
+    assertThatThrownBy(plan::run)
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage("Cannot run maintenance plan: already run");
+  }
+
+  @Test
+  void plan_deleteFiles_triggerCompaction() {
+    var file = appendRows(events, 0, 10).get(0);
+    TestTables.positionDelete(events, file, 0);
+    TestTables.positionDelete(events, file, 1);
+
+    MaintenancePlan plan = events.maintenance().plan(MaintenancePolicy.builder()
+        .compactWhenSmallFilesAtLeast(100).compactWhenDeleteFilesAtLeast(2).removeOrphans(false).build());
+
+    assertThat(plan.steps()).containsExactly(new MaintenanceStep(MaintenanceTask.COMPACT, "delete files: 2 (threshold 2)"));
+    assertThat(plan.run().compaction().orElseThrow().removedDeleteFiles()).isEqualTo(2);
+    assertThat(events.query().count()).isEqualTo(8);
+  }
+
+  @Test
+  void policy_badThresholds_fail() {
+    assertThatThrownBy(() -> MaintenancePolicy.builder().compactWhenSmallFilesAtLeast(0))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("Cannot set small-file threshold: must be at least 1: 0");
+    assertThatThrownBy(() -> MaintenancePolicy.builder().orphanSafetyWindow(Duration.ofSeconds(5)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("Cannot set orphan safety window: below the minimum of PT1M: PT5S");
+  }
+
+  @Test
+  void rewriteManifests_mergesManifestsOfManyAppends() {
+    for (int i = 0; i < 5; i++) {
+      appendRows(events, i * 10L, 10);
+    }
+
+    RewriteManifestsResult result = events.maintenance().rewriteManifests();
+
+    assertThat(result.manifestsBefore()).isEqualTo(5);
+    assertThat(result.manifestsAfter()).isEqualTo(1);
+    assertThat(result.snapshotId()).isPresent();
+    assertThat(events.query().count()).isEqualTo(50);
+  }
+
+  @Test
+  void rewriteManifests_emptyTable_doesNothing() {
+    assertThat(events.maintenance().rewriteManifests()).isEqualTo(new RewriteManifestsResult(java.util.OptionalLong.empty(), 0, 0));
+  }
+}
