@@ -55,6 +55,14 @@ public interface Ingest {
   /** Adds a property to the snapshot summary of this ingest's commit. */
   Ingest snapshotProperty(String key, String value);
 
+  /**
+   * Commits to an existing branch instead of {@code main} (write-audit-publish: ingest to a
+   * branch, inspect it with {@code query().atRef(branch)}, then publish with {@link
+   * SnapshotManager#publish(String)}). The commit fails with {@link NotFoundException} if the
+   * branch does not exist and {@link ValidationException} if the name is a tag.
+   */
+  Ingest toBranch(String branch);
+
   /** Checks the source without committing: how many rows would land, and which new columns. */
   IngestResult dryRun();
 

@@ -1,5 +1,7 @@
 package dev.featurestore.core.ingest;
 
+import dev.featurestore.ValidationException;
+import org.apache.iceberg.SnapshotRef;
 import static java.util.Objects.requireNonNull;
 
 import dev.featurestore.CommitConflictException;
@@ -131,6 +133,7 @@ public final class IngestOperation implements Ingest {
   private IngestListener listener;
   private long everyRows;
   private final Map<String, String> snapshotProperties = new LinkedHashMap<>();
+  private String branch;
   private boolean used;
   private int syntheticWriters = 2;
 
@@ -234,6 +237,17 @@ public final class IngestOperation implements Ingest {
       throw new IllegalArgumentException("Cannot set snapshot property: reserved key: " + key);
     }
     snapshotProperties.put(key, value);
+    return this;
+  }
+
+  @Override
+  public Ingest toBranch(String branchName) {
+    requireNonNull(branchName, "branchName is null");
+    checkPending();
+    if (branchName.isBlank()) {
+      throw new IllegalArgumentException("Cannot ingest to branch: branch name is blank");
+    }
+    this.branch = branchName;
     return this;
   }
 
@@ -371,6 +385,15 @@ public final class IngestOperation implements Ingest {
 
     private long commitFilesUnchecked() {
       Table current = handle.table();
+      if (branch != null) {
+        SnapshotRef ref = current.refs().get(branch);
+        if (ref == null) {
+          throw new NotFoundException("Cannot ingest to branch: unknown branch: " + branch);
+        }
+        if (ref.isTag()) {
+          throw new ValidationException("Cannot ingest to branch: ref is a tag: " + branch);
+        }
+      }
       if (added.isEmpty()) {
         AppendFiles append = current.newAppend();
         files.forEach(append::appendFile);
@@ -395,11 +418,14 @@ public final class IngestOperation implements Ingest {
         summarize(append).commit();
         transaction.commitTransaction();
       }
-      return current.currentSnapshot().snapshotId();
+      return (branch == null ? current.currentSnapshot() : current.snapshot(branch)).snapshotId();
     }
 
     private <T extends SnapshotUpdate<T>> T summarize(T update) {
       snapshotProperties.forEach(update::set);
+      if (branch != null) {
+        update.toBranch(branch);
+      }
       return update.set(SOURCE_PROPERTY, sourceKind);
     }
 
