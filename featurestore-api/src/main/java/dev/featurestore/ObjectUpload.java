@@ -20,7 +20,7 @@ import java.nio.file.Path;
  * }</pre>
  */
 public interface ObjectUpload {
-  /** The smallest part B2 accepts (5,000,000 bytes); S3's own minimum, 5 MiB, is above it. */
+  /** The smallest part B2 accepts (5,000,000 bytes); S3, R2 and MinIO need 5 MiB (5,242,880), checked at commit. */
   long MIN_PART_SIZE = 5_000_000L;
 
   /** Default part size: 8 MiB. */

@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import dev.featurestore.AlreadyExistsException;
 import dev.featurestore.NotFoundException;
 import dev.featurestore.ObjectUpload;
+import dev.featurestore.StorageProvider;
 import dev.featurestore.UploadListener;
 import dev.featurestore.UploadResult;
 import dev.featurestore.core.storage.s3.Bucket;
@@ -18,6 +19,9 @@ import java.util.Map;
 
 /** A pending upload to {@code raw/} (see {@link ObjectUpload}). Single-use, not thread-safe. */
 final class S3ObjectUpload implements ObjectUpload {
+  /** S3's (and MinIO's, R2's) minimum part: 5 MiB. B2 accepts 5,000,000 bytes. */
+  static final long S3_MIN_PART_SIZE = 5L * 1024 * 1024;
+
   private final Bucket bucket;
   private final String key;
   private Path file;
@@ -133,6 +137,10 @@ final class S3ObjectUpload implements ObjectUpload {
       throw new IllegalStateException("Cannot commit upload: no source set: " + key);
     }
     used = true;
+    if (partSize < S3_MIN_PART_SIZE && bucket.storage().provider() != StorageProvider.B2) {
+      throw new IllegalArgumentException("Cannot upload object: " + bucket.storage().provider()
+          + " needs parts of at least 5 MiB (5242880 bytes), only B2 accepts 5000000: " + partSize);
+    }
     if (file != null && !Files.isRegularFile(file)) {
       throw new NotFoundException("Cannot upload file: file does not exist: " + file);
     }
