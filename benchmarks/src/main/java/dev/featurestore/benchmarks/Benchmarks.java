@@ -16,7 +16,9 @@ import java.util.TreeMap;
 public final class Benchmarks {
   private static final Map<String, String> BENCHMARKS = new TreeMap<>(Map.of(
       IngestBenchmark.NAME, "rows/s of a 5M-row synthetic ingest vs Iceberg's generic writer (higher is better)",
-      CommitBenchmark.NAME, "ms per 100-row append commit vs Iceberg's generic writer + newAppend (lower is better)"));
+      CommitBenchmark.NAME, "ms per 100-row append commit vs Iceberg's generic writer + newAppend (lower is better)",
+      IngestS3Benchmark.NAME, "rows/s of a 5M-row synthetic ingest into a bucket on in-process s3proxy vs local disk (higher is better)",
+      UploadBenchmark.NAME, "MB/s of a 256 MB raw upload (multipart) vs the SDK's putObject of the file (higher is better)"));
 
   private Benchmarks() {}
 
@@ -41,6 +43,8 @@ public final class Benchmarks {
     switch (name) {
       case IngestBenchmark.NAME -> IngestBenchmark.run();
       case CommitBenchmark.NAME -> CommitBenchmark.run();
+      case IngestS3Benchmark.NAME -> IngestS3Benchmark.run();
+      case UploadBenchmark.NAME -> UploadBenchmark.run();
       default -> {
         System.err.println("Cannot run benchmark: unknown name: " + args[0]);
         usage();
@@ -52,7 +56,7 @@ public final class Benchmarks {
   private static void usage() {
     System.err.println("usage: benchmarks/run <name> [key=value ...]");
     System.err.println("benchmarks:");
-    BENCHMARKS.forEach((name, what) -> System.err.printf(Locale.ROOT, "  %-8s %s%n", name, what));
-    System.err.println("settings: rows=, warmups=, iterations=, seed=, only=ours|baseline, bench.dir=");
+    BENCHMARKS.forEach((name, what) -> System.err.printf(Locale.ROOT, "  %-10s %s%n", name, what));
+    System.err.println("settings: rows=, mb= (upload), warmups=, iterations=, seed=, only=ours|baseline, bench.dir=");
   }
 }
