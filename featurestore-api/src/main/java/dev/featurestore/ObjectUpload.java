@@ -7,7 +7,8 @@ import java.nio.file.Path;
  * One upload to {@code raw/}: a source, options, then {@link #commit()}. Single-use.
  *
  * <p>Up to {@link #multipartThreshold(long)} bytes go in one PUT; larger sources go as a multipart
- * upload, one part in memory at a time (file parts are streamed from the file, not buffered). If
+ * upload: a file's parts are streamed from the file (never buffered), four in flight; a stream's
+ * parts go one at a time, one part in memory. If
  * any part fails after the SDK's retries, the multipart upload is aborted, so no parts linger and
  * no object appears.
  *

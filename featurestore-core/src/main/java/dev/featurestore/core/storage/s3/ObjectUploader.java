@@ -23,9 +23,9 @@ import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.services.s3.model.CompletedPart;
 
 /**
- * Uploads a file or a stream as one object: one PUT up to a threshold, else a multipart upload
- * with one part in flight and at most one part in memory (file parts are streamed from the file
- * and re-read on a retry). A failed multipart upload is aborted, so no parts linger.
+ * Uploads a file or a stream as one object: one PUT up to a threshold, else a multipart upload.
+ * File parts are streamed from the file (re-read on a retry, never buffered), four in flight;
+ * stream parts go one at a time with one part in memory. A failed multipart upload is aborted, so no parts linger.
  */
 public final class ObjectUploader {
   private static final Logger LOG = LoggerFactory.getLogger(ObjectUploader.class);
@@ -68,22 +68,81 @@ public final class ObjectUploader {
         throw bucket.translate(e, "upload object " + relativeKey);
       }
     }
-    return multipart(bucket, relativeKey, options, size, new PartSource() {
-      private long offset;
+    return parallelFileMultipart(bucket, relativeKey, file, size, options);
+  }
 
-      @Override
-      public long next(long partSize, PartConsumer consumer) {
-        long length = Math.min(partSize, size - offset);
-        if (length <= 0) {
-          return 0;
-        }
-        long start = offset;
-        consumer.accept(RequestBody.fromContentProvider(() -> range(file, start, length), length,
-            "application/octet-stream"));
-        offset += length;
-        return length;
+  /** Parts of a file in flight at once: file parts are re-read from disk, never buffered. */
+  static final int FILE_PARTS_IN_FLIGHT = 4;
+
+  private static UploadResult parallelFileMultipart(Bucket bucket, String relativeKey, Path file, long size, Options options) {
+    String key = bucket.key(relativeKey);
+    String uploadId;
+    try {
+      uploadId = bucket.client().createMultipartUpload(b -> b.bucket(bucket.name()).key(key)
+          .contentType(options.contentType()).metadata(options.metadata())).uploadId();
+    } catch (SdkException e) {
+      throw bucket.translate(e, "upload object " + relativeKey);
+    }
+    int count = (int) ((size + options.partSize() - 1) / options.partSize());
+    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(
+        Math.min(FILE_PARTS_IN_FLIGHT, count), r -> {
+          Thread t = new Thread(r, "featurestore-upload");
+          t.setDaemon(true);
+          return t;
+        });
+    List<java.util.concurrent.Future<CompletedPart>> futures = new ArrayList<>(count);
+    java.util.concurrent.atomic.AtomicLong sent = new java.util.concurrent.atomic.AtomicLong();
+    try {
+      for (int i = 0; i < count; i++) {
+        int partNumber = i + 1;
+        long offset = (long) i * options.partSize();
+        long length = Math.min(options.partSize(), size - offset);
+        futures.add(pool.submit(() -> {
+          String etag = bucket.client().uploadPart(b -> b.bucket(bucket.name()).key(key).uploadId(uploadId)
+              .partNumber(partNumber), RequestBody.fromContentProvider(() -> range(file, offset, length), length,
+                  "application/octet-stream")).eTag();
+          synchronized (options) { // reports in increasing order
+            progress(options, sent.addAndGet(length), size);
+          }
+          return CompletedPart.builder().partNumber(partNumber).eTag(etag).build();
+        }));
       }
-    });
+      List<CompletedPart> parts = new ArrayList<>(count);
+      for (java.util.concurrent.Future<CompletedPart> future : futures) {
+        try {
+          parts.add(future.get());
+        } catch (java.util.concurrent.ExecutionException e) {
+          throw e.getCause() instanceof RuntimeException r ? r : new StorageException(
+              "Cannot upload object " + relativeKey + ": " + e.getCause(), e.getCause());
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new StorageException("Cannot upload object " + relativeKey + ": interrupted", e);
+        }
+      }
+      String etag = bucket.client().completeMultipartUpload(b -> b.bucket(bucket.name()).key(key).uploadId(uploadId)
+          .multipartUpload(m -> m.parts(parts))).eTag();
+      return new UploadResult(relativeKey, size, unquote(etag), parts.size());
+    } catch (RuntimeException e) {
+      pool.shutdownNow();
+      awaitQuietly(pool);
+      abort(bucket, key, uploadId, e);
+      if (e instanceof UncheckedIOException io) {
+        throw new StorageException("Cannot upload object " + relativeKey + ": cannot read the source: "
+            + io.getCause().getMessage(), io);
+      }
+      throw e instanceof SdkException sdk ? bucket.translate(sdk, "upload object " + relativeKey) : e;
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  /** Waits for running part uploads to stop, so none lands after the abort. */
+  private static void awaitQuietly(java.util.concurrent.ExecutorService pool) {
+    try {
+      pool.awaitTermination(60, java.util.concurrent.TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   /** Uploads what {@code in} holds until its end to {@code relativeKey}; {@code in} is not closed. */

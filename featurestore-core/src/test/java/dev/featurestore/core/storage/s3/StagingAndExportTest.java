@@ -101,7 +101,9 @@ class StagingAndExportTest {
         .onProgress((sent, total) -> progress.add(new long[] {sent, total})).commit();
     assertThat(result.parts()).isEqualTo(3);
     assertThat(result.bytes()).isEqualTo(12_000_000);
-    assertThat(progress).extracting(p -> p[0]).containsExactly(MIB5, 2 * MIB5, 12_000_000L);
+    // parts go in parallel: progress is cumulative, increasing, and ends at the size
+    assertThat(progress).hasSize(3);
+    assertThat(progress).extracting(p -> p[0]).isSorted().last().isEqualTo(12_000_000L);
     assertThat(progress).extracting(p -> p[1]).containsOnly(12_000_000L);
     ObjectMetadata metadata = store.objects().metadata("raw/big.bin");
     assertThat(metadata.head().size()).isEqualTo(12_000_000);
