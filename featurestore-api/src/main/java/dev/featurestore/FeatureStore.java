@@ -2,6 +2,7 @@ package dev.featurestore;
 
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -43,6 +44,53 @@ public interface FeatureStore extends AutoCloseable {
   static FeatureStore open(FeatureStoreConfig config) {
     return FeatureStoreConfig.provider().open(config);
   }
+
+  /**
+   * Checks a configuration without opening a store, and never throws for a failing check: each
+   * setting (missing or placeholder values named), and for object storage the endpoint
+   * (reachable), the credentials (accepted), the region (matching a B2 endpoint), the bucket
+   * (exists) and read, write, list and delete on a probe object under
+   * {@code <keyPrefix>.featurestore-doctor/<uuid>} (always deleted again); for a local store, that
+   * the root directory is writable. Last, that the catalog opens. Each problem comes with what to
+   * change. No credential appears in the report.
+   *
+   * <p>A static entry point because a store with wrong settings cannot be opened at all; an open
+   * store has {@link #doctor()} too.
+   *
+   * <pre>{@code
+   * System.out.print(FeatureStore.doctor(FeatureStore.builder().root(dir).objectStorage(storage).config()));
+   * }</pre>
+   */
+  static DoctorReport doctor(FeatureStoreConfig config) {
+    return FeatureStoreConfig.provider().doctor(config);
+  }
+
+  /**
+   * As {@link #doctor(FeatureStoreConfig)} for a B2 store configured from the process environment
+   * ({@link ObjectStorage#fromEnvironment()}) with its catalog in {@code root}: each missing or
+   * placeholder variable is its own failed check, named.
+   */
+  static DoctorReport doctorFromEnvironment(Path root) {
+    return doctorFromEnvironment(root, System.getenv());
+  }
+
+  /** As {@link #doctorFromEnvironment(Path)}, reading {@code env} instead of the process environment. */
+  static DoctorReport doctorFromEnvironment(Path root, Map<String, String> env) {
+    return FeatureStoreConfig.provider().doctorFromEnvironment(root, env);
+  }
+
+  /** {@link #doctor(FeatureStoreConfig)} for this store's configuration. */
+  default DoctorReport doctor() {
+    return doctor(config());
+  }
+
+  /**
+   * The bucket this store lives in, to browse, preview, presign, delete and stage uploads.
+   *
+   * @throws UnsupportedOperationException if the store is on local disk (browse its directory
+   *     with {@code java.nio.file.Files} instead)
+   */
+  ObjectBrowser objects();
 
   /** This store's configuration. */
   FeatureStoreConfig config();

@@ -44,6 +44,27 @@ public interface Ingest {
   Ingest parquet(Path file);
 
   /**
+   * A CSV object in the store's bucket, streamed (typically staged under {@code raw/} with
+   * {@link ObjectBrowser#stage(String)}); the key is relative to the store's key prefix.
+   *
+   * @throws ValidationException at commit if the store is not on object storage
+   * @throws NotFoundException at commit if there is no such object
+   */
+  default Ingest csvObject(String key) {
+    throw new UnsupportedOperationException("Cannot ingest object: not supported by " + getClass().getName());
+  }
+
+  /** A JSON object (lines or one array) in the store's bucket, streamed; see {@link #csvObject(String)}. */
+  default Ingest jsonObject(String key) {
+    throw new UnsupportedOperationException("Cannot ingest object: not supported by " + getClass().getName());
+  }
+
+  /** A Parquet object in the store's bucket, read through the store's FileIO; see {@link #csvObject(String)}. */
+  default Ingest parquetObject(String key) {
+    throw new UnsupportedOperationException("Cannot ingest object: not supported by " + getClass().getName());
+  }
+
+  /**
    * When on, columns present in the input but not in the table are added (nullable, type
    * inferred from the input) in the same commit as the data. Off by default: unknown columns fail.
    */

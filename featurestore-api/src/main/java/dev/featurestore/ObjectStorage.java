@@ -198,7 +198,7 @@ public final class ObjectStorage {
   }
 
   /** True for values left from a template: {@code changeme}, {@code your-...}, {@code <...>}, {@code xxx}. */
-  static boolean isPlaceholder(String value) {
+  public static boolean isPlaceholder(String value) {
     String v = value.strip().toLowerCase(Locale.ROOT);
     return v.isEmpty()
         || v.equals("changeme") || v.equals("change-me") || v.equals("change_me")
@@ -209,7 +209,7 @@ public final class ObjectStorage {
   }
 
   /** The region named by a B2 endpoint {@code https://s3.<region>.backblazeb2.com}, if it is one. */
-  static Optional<String> b2Region(String endpoint) {
+  public static Optional<String> b2Region(String endpoint) {
     Matcher m = B2_ENDPOINT.matcher(endpoint.strip());
     return m.matches() ? Optional.of(m.group(1).toLowerCase(Locale.ROOT)) : Optional.empty();
   }

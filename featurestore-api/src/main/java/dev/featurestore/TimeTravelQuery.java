@@ -63,4 +63,19 @@ public interface TimeTravelQuery {
    * featurestore.lineage}. Replaces nothing: fails if the file exists.
    */
   ExportResult exportParquet(Path file);
+
+  /**
+   * Writes the rows this query returns as Parquet to {@code exports/<name>.parquet} in the store's
+   * bucket (".parquet" is not doubled when {@code name} has it), with the same lineage in the
+   * footer as {@link #exportParquet(Path)}. The file is written to a local temporary file, then
+   * uploaded (multipart when large); a failed export leaves no object.
+   *
+   * @throws ValidationException if the store is not on object storage
+   * @throws AlreadyExistsException if the object exists (checked before uploading; B2 has no
+   *     conditional writes, so a concurrent exporter of the same name can still race)
+   * @throws IllegalArgumentException if the name is not a usable key
+   */
+  default ExportResult exportToBucket(String name) {
+    throw new UnsupportedOperationException("Cannot export to bucket: not supported by " + getClass().getName());
+  }
 }

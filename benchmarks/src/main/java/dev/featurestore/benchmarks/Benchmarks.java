@@ -18,7 +18,9 @@ public final class Benchmarks {
       IngestBenchmark.NAME, "rows/s of a 5M-row synthetic ingest vs Iceberg's generic writer (higher is better)",
       CommitBenchmark.NAME, "ms per 100-row append commit vs Iceberg's generic writer + newAppend (lower is better)",
       CompactionReadBenchmark.NAME, "ms per full scan of 1,000 small appends after compaction vs one append (target <= 1.2)",
-      ExpireBenchmark.NAME, "ms to expire 1,000 snapshots vs Iceberg's expireSnapshots (prints bytes freed)"));
+      ExpireBenchmark.NAME, "ms to expire 1,000 snapshots vs Iceberg's expireSnapshots (prints bytes freed)",
+      IngestS3Benchmark.NAME, "rows/s of a 5M-row synthetic ingest into a bucket on in-process s3proxy vs local disk (higher is better)",
+      UploadBenchmark.NAME, "MB/s of a 256 MB raw upload (multipart) vs the SDK's putObject of the file (higher is better)"));
 
   private Benchmarks() {}
 
@@ -45,6 +47,8 @@ public final class Benchmarks {
       case CommitBenchmark.NAME -> CommitBenchmark.run();
       case CompactionReadBenchmark.NAME -> CompactionReadBenchmark.run();
       case ExpireBenchmark.NAME -> ExpireBenchmark.run();
+      case IngestS3Benchmark.NAME -> IngestS3Benchmark.run();
+      case UploadBenchmark.NAME -> UploadBenchmark.run();
       default -> {
         System.err.println("Cannot run benchmark: unknown name: " + args[0]);
         usage();
@@ -57,6 +61,6 @@ public final class Benchmarks {
     System.err.println("usage: benchmarks/run <name> [key=value ...]");
     System.err.println("benchmarks:");
     BENCHMARKS.forEach((name, what) -> System.err.printf(Locale.ROOT, "  %-16s %s%n", name, what));
-    System.err.println("settings: rows=, warmups=, iterations=, seed=, only=ours|baseline, bench.dir=");
+    System.err.println("settings: rows=, mb= (upload), warmups=, iterations=, seed=, only=ours|baseline, bench.dir=");
   }
 }

@@ -1,5 +1,9 @@
 package dev.featurestore.spi;
 
+import dev.featurestore.DoctorReport;
+import java.nio.file.Path;
+import java.util.Map;
+
 import dev.featurestore.FeatureStore;
 import dev.featurestore.FeatureStoreConfig;
 
@@ -11,4 +15,14 @@ import dev.featurestore.FeatureStoreConfig;
 public interface FeatureStoreProvider {
   /** Opens a store; the caller owns the returned store and must close it. */
   FeatureStore open(FeatureStoreConfig config);
+
+  /** Checks a configuration without opening a store; see {@link FeatureStore#doctor(FeatureStoreConfig)}. */
+  default DoctorReport doctor(FeatureStoreConfig config) {
+    throw new UnsupportedOperationException("Cannot run doctor: not supported by " + getClass().getName());
+  }
+
+  /** Checks B2 settings from {@code env}; see {@link FeatureStore#doctorFromEnvironment(Path, Map)}. */
+  default DoctorReport doctorFromEnvironment(Path root, Map<String, String> env) {
+    throw new UnsupportedOperationException("Cannot run doctor: not supported by " + getClass().getName());
+  }
 }

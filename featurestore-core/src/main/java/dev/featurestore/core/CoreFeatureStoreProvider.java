@@ -1,5 +1,7 @@
 package dev.featurestore.core;
 
+import dev.featurestore.DoctorReport;
+
 import dev.featurestore.FeatureStore;
 import dev.featurestore.FeatureStoreConfig;
 import dev.featurestore.spi.FeatureStoreProvider;
@@ -14,5 +16,17 @@ public final class CoreFeatureStoreProvider implements FeatureStoreProvider {
   @Override
   public FeatureStore open(FeatureStoreConfig config) {
     return DefaultFeatureStore.open(config);
+  }
+
+  @Override
+  public DoctorReport doctor(FeatureStoreConfig config) {
+    return StoreDoctor.run(java.util.Objects.requireNonNull(config, "config is null"));
+  }
+
+  @Override
+  public DoctorReport doctorFromEnvironment(java.nio.file.Path root, java.util.Map<String, String> env) {
+    java.util.Objects.requireNonNull(root, "root is null");
+    java.util.Objects.requireNonNull(env, "env is null");
+    return StoreDoctor.fromEnvironment(root, env);
   }
 }

@@ -7,6 +7,7 @@ import dev.featurestore.FeatureStore;
 import dev.featurestore.FeatureStoreConfig;
 import dev.featurestore.FeatureStoreException;
 import dev.featurestore.FeatureTable;
+import dev.featurestore.ObjectBrowser;
 import dev.featurestore.StorageException;
 import dev.featurestore.TableAlreadyExistsException;
 import dev.featurestore.TableDefinition;
@@ -15,6 +16,7 @@ import dev.featurestore.TableNotFoundException;
 import dev.featurestore.ValidationException;
 import dev.featurestore.core.catalog.CatalogRecovery;
 import dev.featurestore.core.catalog.EmbeddedCatalog;
+import dev.featurestore.core.objects.S3ObjectBrowser;
 import dev.featurestore.core.storage.LocalFileIO;
 import dev.featurestore.core.storage.s3.ObjectStorageErrors;
 import dev.featurestore.core.storage.s3.ObjectStorageIO;
@@ -64,6 +66,7 @@ final class DefaultFeatureStore implements FeatureStore {
   private final Catalog catalog;
   private final FileIO io;
   private final ExecutorService workers;
+  private volatile S3ObjectBrowser objects;
   private final Deque<AutoCloseable> owned = new ArrayDeque<>();
   private final Map<TableId, ReentrantLock> commitLocks = new ConcurrentHashMap<>();
   private final AtomicBoolean closed = new AtomicBoolean(false);
@@ -134,6 +137,28 @@ final class DefaultFeatureStore implements FeatureStore {
       t.setDaemon(true);
       return t;
     };
+  }
+
+  @Override
+  public ObjectBrowser objects() {
+    checkOpen();
+    if (config.objectStorage().isEmpty()) {
+      throw new UnsupportedOperationException(
+          "Cannot browse objects: the store is on local disk, not object storage: " + config.root().map(Path::toString).orElse("(no root)"));
+    }
+    S3ObjectBrowser browser = objects;
+    if (browser == null) {
+      synchronized (this) {
+        browser = objects;
+        if (browser == null) {
+          browser = new S3ObjectBrowser(config.objectStorage().get(), io);
+          // closed before the FileIO whose client it uses
+          owned.push(browser);
+          objects = browser;
+        }
+      }
+    }
+    return browser;
   }
 
   @Override

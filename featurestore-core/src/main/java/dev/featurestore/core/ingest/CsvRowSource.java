@@ -9,6 +9,8 @@ import com.fasterxml.jackson.dataformat.csv.CsvSchema;
 import dev.featurestore.InvalidDataException;
 import dev.featurestore.StorageException;
 import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -20,17 +22,30 @@ import java.util.Set;
  * memory at a time. Empty fields are nulls. Rows are numbered by the line they start on.
  */
 final class CsvRowSource implements RowSource {
-  private final Path file;
+  private final String file;
   private final CsvParser parser;
   private final String[] header;
   private final Object layout = new Object();
   private long lastLine;
 
   CsvRowSource(Path file) {
+    this(open(file), file.toString());
+  }
+
+  static InputStream open(Path file) {
+    try {
+      return Files.newInputStream(file);
+    } catch (IOException e) {
+      throw new StorageException("Cannot read ingest source: " + file + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** CSV from {@code in} (closed with this source); {@code file} names it in messages. */
+  CsvRowSource(InputStream in, String file) {
     this.file = file;
     try {
       CsvMapper mapper = CsvMapper.builder().enable(CsvParser.Feature.SKIP_EMPTY_LINES).build();
-      this.parser = mapper.getFactory().createParser(file.toFile());
+      this.parser = mapper.getFactory().createParser(in);
       parser.setSchema(CsvSchema.emptySchema());
     } catch (IOException e) {
       throw new StorageException("Cannot read ingest source: " + file + ": " + e.getMessage(), e);

@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.featurestore.InvalidDataException;
 import dev.featurestore.StorageException;
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.file.Path;
 import java.util.Set;
 
@@ -17,7 +18,7 @@ import java.util.Set;
  * the first non-whitespace character. Rows are numbered by the line their object starts on.
  */
 final class JsonRowSource implements RowSource {
-  private final Path file;
+  private final String file;
   private final JsonParser parser;
   private final Set<String> decimalColumns;
   private boolean array;
@@ -26,10 +27,15 @@ final class JsonRowSource implements RowSource {
 
   /** @param decimalColumns columns whose fractional numbers are read exactly (as BigDecimal) */
   JsonRowSource(Path file, Set<String> decimalColumns) {
+    this(CsvRowSource.open(file), file.toString(), decimalColumns);
+  }
+
+  /** JSON from {@code in} (closed with this source); {@code file} names it in messages. */
+  JsonRowSource(InputStream in, String file, Set<String> decimalColumns) {
     this.file = file;
     this.decimalColumns = decimalColumns;
     try {
-      this.parser = new ObjectMapper().getFactory().createParser(file.toFile());
+      this.parser = new ObjectMapper().getFactory().createParser(in);
     } catch (IOException e) {
       throw new StorageException("Cannot read ingest source: " + file + ": " + e.getMessage(), e);
     }

@@ -1,8 +1,10 @@
 package dev.featurestore.core.ingest;
 
+import dev.featurestore.FeatureStoreException;
 import dev.featurestore.InvalidDataException;
 import dev.featurestore.StorageException;
 import dev.featurestore.core.storage.LocalFileIO;
+import dev.featurestore.core.storage.ParquetInput;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
@@ -19,7 +21,6 @@ import org.apache.iceberg.parquet.ParquetSchemaUtil;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
 import org.apache.parquet.hadoop.ParquetFileReader;
-import org.apache.parquet.io.LocalInputFile;
 import org.apache.parquet.schema.MessageType;
 
 /**
@@ -36,12 +37,27 @@ final class ParquetRowSource implements RowSource {
   private long number;
 
   ParquetRowSource(Path file) {
+    this(localInput(file), file.toString());
+  }
+
+  private static InputFile localInput(Path file) {
+    LocalFileIO io = new LocalFileIO();
+    return io.newInputFile(file.toAbsolutePath().toString());
+  }
+
+  /** A Parquet file read through any FileIO; {@code file} names it in messages. */
+  ParquetRowSource(InputFile input, String file) {
     MessageType fileType;
-    try (ParquetFileReader reader = ParquetFileReader.open(new LocalInputFile(file))) {
+    try (ParquetFileReader reader = ParquetFileReader.open(ParquetInput.of(input))) {
       fileType = reader.getFooter().getFileMetaData().getSchema();
     } catch (IOException e) {
       throw new StorageException("Cannot read ingest source: " + file + ": " + e.getMessage(), e);
+    } catch (FeatureStoreException e) {
+      throw e;
     } catch (RuntimeException e) {
+      if (e.getClass().getName().startsWith("software.amazon")) {
+        throw e; // storage failure: translated by the caller
+      }
       throw new InvalidDataException("Cannot read Parquet file: " + file + ": " + e.getMessage(), 0, null, e);
     }
     boolean hasIds = ParquetSchemaUtil.hasIds(fileType);
@@ -55,8 +71,6 @@ final class ParquetRowSource implements RowSource {
     for (int i = 0; i < names.length; i++) {
       names[i] = fields.get(i).name();
     }
-    LocalFileIO io = new LocalFileIO();
-    InputFile input = io.newInputFile(file.toAbsolutePath().toString());
     Parquet.ReadBuilder builder = Parquet.read(input)
         .project(fileSchema)
         .createReaderFunc(type -> GenericParquetReaders.buildReader(fileSchema, type))

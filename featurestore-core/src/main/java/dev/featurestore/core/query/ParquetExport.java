@@ -8,7 +8,13 @@ import dev.featurestore.AlreadyExistsException;
 import dev.featurestore.ExportResult;
 import dev.featurestore.QueryResult;
 import dev.featurestore.Row;
+import dev.featurestore.ObjectStorage;
+import dev.featurestore.ObjectUpload;
 import dev.featurestore.StorageException;
+import dev.featurestore.ValidationException;
+import dev.featurestore.core.storage.s3.Bucket;
+import dev.featurestore.core.storage.s3.ObjectKeys;
+import dev.featurestore.core.storage.s3.ObjectUploader;
 import dev.featurestore.core.Errors;
 import dev.featurestore.core.TableHandle;
 import dev.featurestore.core.query.TableQuery.Plan;
@@ -88,6 +94,53 @@ final class ParquetExport {
       } catch (IOException e) {
         // best effort: a hidden .tmp file is harmless
       }
+    }
+  }
+
+  /** Content type of exported objects. */
+  static final String PARQUET_CONTENT_TYPE = "application/vnd.apache.parquet";
+
+  /**
+   * Exports to {@code exports/<name>.parquet} in the store's bucket: a local temporary file first
+   * (the same writer, the same lineage), then an upload; the temporary file is always deleted.
+   */
+  static ExportResult exportToBucket(TableHandle handle, Plan plan, String name) {
+    ObjectKeys.check(name);
+    ObjectStorage storage = handle.config().objectStorage().orElseThrow(() -> new ValidationException(
+        "Cannot export to bucket: the store is not on object storage, use exportParquet(Path): " + name));
+    String key = "exports/" + (name.endsWith(".parquet") ? name : name + ".parquet");
+    try (Bucket bucket = Bucket.over(storage, handle.io())) {
+      bucket.key(key);
+      if (bucket.headIfExists(key).isPresent()) {
+        throw new AlreadyExistsException("Cannot export: object already exists: " + key);
+      }
+      Path dir = null;
+      try {
+        dir = Files.createTempDirectory("featurestore-export-");
+        ExportResult local = export(handle, plan, dir.resolve("export.parquet"));
+        ObjectUploader.Options options = new ObjectUploader.Options(
+            ObjectUpload.DEFAULT_PART_SIZE, ObjectUpload.DEFAULT_PART_SIZE, PARQUET_CONTENT_TYPE, java.util.Map.of(), null);
+        ObjectUploader.upload(bucket, key, Path.of(local.location()), options);
+        return new ExportResult(bucket.location(key), local.rows(), local.bytes(), local.lineage());
+      } catch (IOException e) {
+        throw new StorageException("Cannot export table " + handle.id() + " to bucket: cannot create a temporary file: "
+            + e.getMessage(), e);
+      } catch (RuntimeException e) {
+        throw Errors.translate(e, "export table " + handle.id() + " to " + key);
+      } finally {
+        deleteTree(dir);
+      }
+    }
+  }
+
+  private static void deleteTree(Path dir) {
+    if (dir == null) {
+      return;
+    }
+    try (java.util.stream.Stream<Path> files = Files.walk(dir)) {
+      files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    } catch (IOException e) {
+      // best effort: a temporary directory
     }
   }
 

@@ -154,6 +154,12 @@ public final class TableQuery {
       return ParquetExport.export(handle, plan(), file);
     }
 
+    @Override
+    public ExportResult exportToBucket(String name) {
+      requireNonNull(name, "name is null");
+      return ParquetExport.exportToBucket(handle, plan(), name);
+    }
+
     private Plan plan() {
       Table table = handle.translating("refresh table " + handle.id(), handle::refreshed);
       Resolved resolved = resolve(table);

@@ -67,9 +67,20 @@ public final class ObjectStorageIO {
    * style, retries). The caller closes it.
    */
   public static S3Client newClient(ObjectStorage storage) {
-    requireNonNull(storage, "storage is null");
-    return FeatureStoreS3ClientFactory.build(S3Settings.from(S3Settings.properties(storage, Map.of())));
+    return newClient(storage, Map.of());
   }
+
+  /** As {@link #newClient(ObjectStorage)} with property overrides (e.g. {@code featurestore.storage.max-attempts}). */
+  public static S3Client newClient(ObjectStorage storage, Map<String, String> overrides) {
+    requireNonNull(storage, "storage is null");
+    requireNonNull(overrides, "overrides is null");
+    return FeatureStoreS3ClientFactory.build(S3Settings.from(S3Settings.properties(storage, overrides)));
+  }
+
+  /** The FileIO property that caps SDK attempts per request (default 8). */
+  public static final String MAX_ATTEMPTS = S3Settings.MAX_ATTEMPTS;
+  /** The FileIO property for the connect timeout in milliseconds. */
+  public static final String CONNECT_TIMEOUT_MS = S3Settings.CONNECT_TIMEOUT_MS;
 
   /** Translates an SDK failure for {@code storage}, naming the fix; other exceptions pass through. */
   public static RuntimeException translate(RuntimeException e, String what, ObjectStorage storage) {

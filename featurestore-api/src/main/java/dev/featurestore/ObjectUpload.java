@@ -1,0 +1,63 @@
+package dev.featurestore;
+
+import java.io.InputStream;
+import java.nio.file.Path;
+
+/**
+ * One upload to {@code raw/}: a source, options, then {@link #commit()}. Single-use.
+ *
+ * <p>Up to {@link #multipartThreshold(long)} bytes go in one PUT; larger sources go as a multipart
+ * upload: a file's parts are streamed from the file (never buffered), four in flight; a stream's
+ * parts go one at a time, one part in memory. If
+ * any part fails after the SDK's retries, the multipart upload is aborted, so no parts linger and
+ * no object appears.
+ *
+ * <pre>{@code
+ * UploadResult staged = store.objects().stage("events-2026-11.csv")
+ *     .from(Path.of("events.csv"))
+ *     .onProgress((sent, total) -> System.out.println(sent + "/" + total))
+ *     .commit();
+ * table.ingest().csvObject(staged.key()).commit();
+ * }</pre>
+ */
+public interface ObjectUpload {
+  /** The smallest part B2 accepts (5,000,000 bytes); S3, R2 and MinIO need 5 MiB (5,242,880), checked at commit. */
+  long MIN_PART_SIZE = 5_000_000L;
+
+  /** Default part size: 8 MiB. */
+  long DEFAULT_PART_SIZE = 8L * 1024 * 1024;
+
+  /** Uploads this file. */
+  ObjectUpload from(Path file);
+
+  /** Uploads what this stream holds until its end; the stream is read, not closed. */
+  ObjectUpload from(InputStream stream);
+
+  /** The object's content type; default from the extension (csv, json, parquet) or {@code application/octet-stream}. */
+  ObjectUpload contentType(String contentType);
+
+  /** Adds user metadata ({@code x-amz-meta-<name>}). */
+  ObjectUpload metadata(String name, String value);
+
+  /** Part size of a multipart upload, at least {@link #MIN_PART_SIZE}; default {@link #DEFAULT_PART_SIZE}. */
+  ObjectUpload partSize(long bytes);
+
+  /** Sources larger than this go multipart; default the part size. */
+  ObjectUpload multipartThreshold(long bytes);
+
+  /** Replace an existing object (default: refuse with {@link AlreadyExistsException}). */
+  ObjectUpload overwrite(boolean overwrite);
+
+  ObjectUpload onProgress(UploadListener listener);
+
+  /**
+   * Uploads.
+   *
+   * @throws AlreadyExistsException if the object exists and overwrite is off (checked before
+   *     uploading; B2 has no conditional writes, so a concurrent writer can still race)
+   * @throws NotFoundException if the source file does not exist
+   * @throws StorageException if the upload failed; nothing is left behind
+   * @throws IllegalStateException if no source was set or this upload was already committed
+   */
+  UploadResult commit();
+}
