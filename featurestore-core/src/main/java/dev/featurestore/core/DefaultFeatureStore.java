@@ -3,6 +3,7 @@ package dev.featurestore.core;
 import static java.util.Objects.requireNonNull;
 
 import dev.featurestore.CatalogRecoveryResult;
+import dev.featurestore.AlreadyExistsException;
 import dev.featurestore.FeatureStore;
 import dev.featurestore.FeatureStoreConfig;
 import dev.featurestore.FeatureStoreException;
@@ -49,6 +50,8 @@ import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.exceptions.NoSuchNamespaceException;
 import org.apache.iceberg.exceptions.NoSuchTableException;
 import org.apache.iceberg.io.FileIO;
+import org.apache.iceberg.io.FileInfo;
+import org.apache.iceberg.io.SupportsPrefixOperations;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -179,6 +182,9 @@ final class DefaultFeatureStore implements FeatureStore {
     props.put(TableProperties.FORMAT_VERSION,
         Integer.toString(definition.formatVersion().orElse(config.defaultFormatVersion())));
     try {
+      if (!catalog.tableExists(identifier(id))) {
+        checkLocationIsFree(id, definition);
+      }
       Catalog.TableBuilder builder = catalog.buildTable(identifier(id), definition.schema())
           .withPartitionSpec(definition.partitionSpec())
           .withSortOrder(definition.sortOrder())
@@ -195,6 +201,35 @@ final class DefaultFeatureStore implements FeatureStore {
       throw new ValidationException("Cannot create table " + id + ": " + e.getMessage(), e);
     } catch (RuntimeException e) {
       throw Errors.translate(e, "create table " + id);
+    }
+  }
+
+  /**
+   * Refuses to create a table where table metadata already lives (a table dropped without purge,
+   * or one whose catalog was lost): two tables writing versioned metadata files into one folder
+   * would interleave, and recovery would pick the wrong one.
+   */
+  private void checkLocationIsFree(TableId id, TableDefinition definition) {
+    String location = definition.location().orElse(null);
+    if (location == null && config.catalog().isEmpty()) {
+      String warehouse = config.warehouseLocation().orElse(null);
+      if (warehouse != null) {
+        while (warehouse.endsWith("/")) {
+          warehouse = warehouse.substring(0, warehouse.length() - 1);
+        }
+        location = warehouse + "/" + id.namespace() + "/" + id.name();
+      }
+    }
+    if (location == null || !(io instanceof SupportsPrefixOperations listing)) {
+      return;
+    }
+    String metadata = location + "/metadata/";
+    for (FileInfo file : listing.listPrefix(metadata)) {
+      if (file.location().endsWith(".metadata.json")) {
+        throw new AlreadyExistsException("Cannot create table " + id
+            + ": its location already holds table metadata (a table dropped without purge, or a lost catalog):"
+            + " register it again with recoverCatalog(), or delete it: " + metadata);
+      }
     }
   }
 

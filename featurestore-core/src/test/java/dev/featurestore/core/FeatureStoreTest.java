@@ -79,6 +79,20 @@ class FeatureStoreTest {
   }
 
   @Test
+  void createTable_whereADroppedTablesMetadataStillLives_failsAndPointsToRecovery() {
+    try (FeatureStore store = FeatureStore.openLocal(dir)) {
+      String location = store.createTable(events()).location();
+      store.dropTable(SyntheticFeatures.TABLE_ID, false);
+      assertThatThrownBy(() -> store.createTable(events()))
+          .isInstanceOf(dev.featurestore.AlreadyExistsException.class)
+          .hasMessage("Cannot create table features.feature_events: its location already holds table metadata"
+              + " (a table dropped without purge, or a lost catalog): register it again with recoverCatalog(),"
+              + " or delete it: " + location + "/metadata/");
+      assertThat(store.tableExists(SyntheticFeatures.TABLE_ID)).isFalse();
+    }
+  }
+
+  @Test
   void createTable_thatExists_fails() {
     try (FeatureStore store = FeatureStore.openLocal(dir)) {
       store.createTable(events());
