@@ -129,6 +129,12 @@ final class DuckEngine implements SqlEngine {
   }
 
   @Override
+  public TrainingSet.Builder trainingSet() {
+    checkOpen();
+    return new TrainingSet.Builder(this);
+  }
+
+  @Override
   public CacheStats cacheStats() {
     return cache.stats();
   }

@@ -27,6 +27,9 @@ public interface SqlEngine extends AutoCloseable {
    */
   SqlQuery query(String sql);
 
+  /** A point-in-time training set: labels joined as of their time to feature tables. */
+  TrainingSet.Builder trainingSet();
+
   /** The state of the local cache of remote files. */
   CacheStats cacheStats();
 
