@@ -1,0 +1,207 @@
+package dev.featurestore.duckdb;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.featurestore.FeatureStore;
+import dev.featurestore.FeatureStoreException;
+import dev.featurestore.StorageException;
+import java.io.IOException;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
+import org.apache.iceberg.io.FileIO;
+import org.duckdb.DuckDBConnection;
+
+/**
+ * The engine: one in-memory DuckDB opened with {@link Properties} (memory, threads, temporary
+ * directory, no extension auto-install or auto-load, external access limited to the work and
+ * warehouse directories, then the configuration locked), a file cache, a fetch pool and a timer
+ * for timeouts. Every query runs on its own {@code duplicate()} connection.
+ */
+final class DuckEngine implements SqlEngine {
+  private final FeatureStore store;
+  private final Path workDirectory;
+  private final List<Path> readableRoots;
+  private final DuckDBConnection root;
+  private final FileCache cache;
+  private final ExecutorService fetchers;
+  private final ScheduledExecutorService timer;
+  private final Optional<Duration> defaultTimeout;
+  private final Set<Execution> running = ConcurrentHashMap.newKeySet();
+  private volatile boolean closed = false;
+
+  DuckEngine(FeatureStore store, int threads, String memoryLimit, Optional<Path> work, long cacheMaxBytes,
+      int fetchThreads, Optional<Duration> defaultTimeout) {
+    this.store = requireNonNull(store, "store is null");
+    this.defaultTimeout = defaultTimeout;
+    try {
+      Path dir = work.isPresent() ? work.get()
+          : store.config().root().isPresent() ? store.config().root().get().resolve("duckdb")
+          : Files.createTempDirectory("featurestore-duckdb");
+      this.workDirectory = dir.toAbsolutePath().normalize();
+      Files.createDirectories(workDirectory.resolve("tmp"));
+      Files.createDirectories(workDirectory.resolve("exports"));
+    } catch (IOException e) {
+      throw new StorageException("Cannot open DuckDB engine: cannot create work directory: " + e.getMessage(), e);
+    }
+    List<Path> roots = new ArrayList<>();
+    roots.add(workDirectory);
+    store.config().warehouseLocation().flatMap(DuckEngine::localPath).ifPresent(roots::add);
+    this.readableRoots = List.copyOf(roots);
+    this.fetchers = Executors.newFixedThreadPool(fetchThreads, daemon("featurestore-duckdb-fetch"));
+    this.timer = Executors.newSingleThreadScheduledExecutor(daemon("featurestore-duckdb-timeout"));
+    this.cache = new FileCache(workDirectory.resolve("cache"), cacheMaxBytes, fetchers);
+    Properties properties = new Properties();
+    properties.setProperty("memory_limit", memoryLimit);
+    properties.setProperty("threads", Integer.toString(threads));
+    properties.setProperty("temp_directory", workDirectory.resolve("tmp").toString());
+    properties.setProperty("autoinstall_known_extensions", "false");
+    properties.setProperty("autoload_known_extensions", "false");
+    properties.setProperty("allowed_directories", readableRoots.stream()
+        .map(p -> DuckTypes.quote(p.toString().endsWith("/") ? p.toString() : p + "/"))
+        .collect(Collectors.joining(", ", "[", "]")));
+    properties.setProperty("enable_external_access", "false");
+    properties.setProperty("jdbc_stream_results", "true");
+    try {
+      this.root = (DuckDBConnection) DriverManager.getConnection("jdbc:duckdb:", properties);
+      try (Statement statement = root.createStatement()) {
+        statement.execute("SET TimeZone = 'UTC'");
+        statement.execute("SET lock_configuration = true");
+      }
+    } catch (SQLException e) {
+      fetchers.shutdownNow();
+      timer.shutdownNow();
+      throw new FeatureStoreException("Cannot open DuckDB engine: " + e.getMessage(), e);
+    }
+  }
+
+  private static ThreadFactory daemon(String name) {
+    AtomicInteger n = new AtomicInteger();
+    return runnable -> {
+      Thread thread = new Thread(runnable, name + "-" + n.incrementAndGet());
+      thread.setDaemon(true);
+      return thread;
+    };
+  }
+
+  /** A local path for a {@code file:} URI or an absolute path. */
+  static Optional<Path> localPath(String location) {
+    if (location.startsWith("/")) {
+      return Optional.of(Path.of(location).normalize());
+    }
+    if (location.startsWith("file:")) {
+      return Optional.of(Path.of(URI.create(location.startsWith("file://") || location.startsWith("file:/")
+          ? location.replace(" ", "%20") : location)).normalize());
+    }
+    return Optional.empty();
+  }
+
+  /** A local file DuckDB may read directly, or empty if the file must go through the cache. */
+  Optional<Path> readableLocally(String location) {
+    Optional<Path> path = localPath(location);
+    if (path.isPresent() && readableRoots.stream().anyMatch(r -> path.get().startsWith(r))) {
+      return path;
+    }
+    return Optional.empty();
+  }
+
+  @Override
+  public SqlQuery query(String sql) {
+    requireNonNull(sql, "sql is null");
+    checkOpen();
+    return new DuckSqlQuery(this, sql, new java.util.LinkedHashMap<>(), defaultTimeout.orElse(null));
+  }
+
+  @Override
+  public TrainingSet.Builder trainingSet() {
+    checkOpen();
+    return new TrainingSet.Builder(this);
+  }
+
+  @Override
+  public CacheStats cacheStats() {
+    return cache.stats();
+  }
+
+  FeatureStore store() {
+    return store;
+  }
+
+  FileCache cache() {
+    return cache;
+  }
+
+  FileIO fileIO() {
+    return store.unwrap(FileIO.class);
+  }
+
+  Path workDirectory() {
+    return workDirectory;
+  }
+
+  ScheduledExecutorService timer() {
+    return timer;
+  }
+
+  DuckDBConnection newConnection() throws SQLException {
+    checkOpen();
+    return (DuckDBConnection) root.duplicate();
+  }
+
+  void started(Execution execution) {
+    running.add(execution);
+    if (closed) {
+      execution.cancel(false);
+    }
+  }
+
+  void finished(Execution execution) {
+    running.remove(execution);
+  }
+
+  void checkOpen() {
+    if (closed) {
+      throw new IllegalStateException("Cannot run query: the DuckDB engine is closed");
+    }
+  }
+
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    for (Execution execution : List.copyOf(running)) {
+      execution.cancel(false);
+      execution.close();
+    }
+    timer.shutdownNow();
+    fetchers.shutdownNow();
+    try {
+      root.close();
+    } catch (SQLException e) {
+      throw new FeatureStoreException("Cannot close DuckDB engine: " + e.getMessage(), e);
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "SqlEngine{workDirectory=" + workDirectory + ", cache=" + cache.stats() + "}";
+  }
+}

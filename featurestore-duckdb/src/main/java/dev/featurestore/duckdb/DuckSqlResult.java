@@ -1,0 +1,120 @@
+package dev.featurestore.duckdb;
+
+import dev.featurestore.Row;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.Iterator;
+import java.util.List;
+import java.util.NoSuchElementException;
+
+/** A streamed result; owns its execution (connection, cached files, timeout) until closed. */
+final class DuckSqlResult implements SqlResult {
+  private final Execution execution;
+  private final ResultSet resultSet;
+  private final SqlRow.Columns columns;
+  private long rows = 0;
+  private long executionNanos;
+  private boolean iterated = false;
+  private boolean closed = false;
+
+  DuckSqlResult(Execution execution, ResultSet resultSet, long executionNanos) throws SQLException {
+    this.execution = execution;
+    this.resultSet = resultSet;
+    this.columns = new SqlRow.Columns(resultSet.getMetaData());
+    this.executionNanos = executionNanos;
+  }
+
+  @Override
+  public List<String> columns() {
+    return columns.names;
+  }
+
+  @Override
+  public ResultSet resultSet() {
+    checkOpen();
+    return resultSet;
+  }
+
+  @Override
+  public SqlStats stats() {
+    return new SqlStats(List.copyOf(execution.tableStats()), rows, execution.planningTime(), execution.fetchTime(),
+        Duration.ofNanos(executionNanos));
+  }
+
+  @Override
+  public void cancel() {
+    execution.cancel(false);
+  }
+
+  @Override
+  public Iterator<Row> iterator() {
+    checkOpen();
+    if (iterated) {
+      throw new IllegalStateException("Cannot iterate query result: already iterated (a result is single-use)");
+    }
+    iterated = true;
+    return new Iterator<>() {
+      private Row next;
+
+      @Override
+      public boolean hasNext() {
+        if (next != null) {
+          return true;
+        }
+        if (closed) {
+          return false;
+        }
+        long start = System.nanoTime();
+        try {
+          if (!resultSet.next()) {
+            return false;
+          }
+          next = new SqlRow(columns, columns.read(resultSet));
+          rows++;
+          return true;
+        } catch (SQLException e) {
+          throw execution.translate(e);
+        } finally {
+          executionNanos += System.nanoTime() - start;
+        }
+      }
+
+      @Override
+      public Row next() {
+        if (!hasNext()) {
+          throw new NoSuchElementException();
+        }
+        Row row = next;
+        next = null;
+        return row;
+      }
+    };
+  }
+
+  private void checkOpen() {
+    if (closed) {
+      throw new IllegalStateException("Cannot read query result: result is closed");
+    }
+  }
+
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    try {
+      resultSet.close();
+    } catch (SQLException e) {
+      // the connection is closed next; nothing else to release
+    } finally {
+      execution.close();
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "SqlResult{columns=" + columns.names + ", rows=" + rows + "}";
+  }
+}

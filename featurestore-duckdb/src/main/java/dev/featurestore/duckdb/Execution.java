@@ -1,0 +1,267 @@
+package dev.featurestore.duckdb;
+
+import dev.featurestore.FeatureStoreException;
+import dev.featurestore.StorageException;
+import dev.featurestore.core.Errors;
+import dev.featurestore.duckdb.ScanPlanner.PlannedScan;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.FileContent;
+import org.apache.iceberg.FileScanTask;
+import org.duckdb.DuckDBConnection;
+
+/**
+ * One query's life: check the SQL, plan every relation, fetch remote files into the cache (held
+ * until the query closes), register the relations on a fresh connection, then run statements.
+ * Cancellation (by the caller, a timeout or the engine closing) is checked between the phases
+ * and interrupts DuckDB while a statement runs.
+ */
+final class Execution implements AutoCloseable {
+  private final DuckEngine engine;
+  private final String sql;
+  private final Map<String, TableVersion> relations;
+  private final Duration timeout;
+  private final List<FileCache.Lease> leases = new ArrayList<>();
+  private final List<TableScanStats> tableStats = new ArrayList<>();
+  private final List<PlannedScan> scans = new ArrayList<>();
+  private DuckDBConnection connection;
+  private ScheduledFuture<?> timeoutTask;
+  private volatile Statement statement;
+  private volatile boolean cancelled = false;
+  private volatile boolean timedOut = false;
+  private boolean closed = false;
+  private long planningNanos = 0;
+  private long fetchNanos = 0;
+
+  Execution(DuckEngine engine, String sql, Map<String, TableVersion> relations, Duration timeout) {
+    this.engine = engine;
+    this.sql = sql;
+    this.relations = relations;
+    this.timeout = timeout;
+  }
+
+  /** Runs every phase up to a connection where the relations are registered; closes itself on failure. */
+  Execution prepare() {
+    engine.started(this);
+    try {
+      if (timeout != null) {
+        timeoutTask = engine.timer().schedule(() -> cancel(true), timeout.toNanos(), TimeUnit.NANOSECONDS);
+      }
+      connection = engine.newConnection();
+      SqlGuard.check(connection, sql, relations.keySet());
+      long start = System.nanoTime();
+      for (Map.Entry<String, TableVersion> relation : relations.entrySet()) {
+        TableVersion version = relation.getValue();
+        try {
+          scans.add(ScanPlanner.plan(version));
+        } catch (RuntimeException e) {
+          throw Errors.translate(e, "plan scan of table " + version.table().id());
+        }
+        checkCancelled();
+      }
+      planningNanos = System.nanoTime() - start;
+      start = System.nanoTime();
+      List<Map<String, String>> paths = new ArrayList<>();
+      for (int i = 0; i < scans.size(); i++) {
+        paths.add(fetch(scans.get(i), i));
+        checkCancelled();
+      }
+      fetchNanos = System.nanoTime() - start;
+      int index = 0;
+      for (Map.Entry<String, TableVersion> relation : relations.entrySet()) {
+        PlannedScan scan = scans.get(index);
+        Map<String, String> local = paths.get(index);
+        try {
+          Relations.register(connection, relation.getKey(), scan, location -> {
+            String path = local.get(location);
+            if (path == null) {
+              throw new IllegalStateException("Cannot find local file: not fetched: " + location);
+            }
+            return path;
+          }, index);
+        } catch (RuntimeException e) {
+          throw Errors.translate(e, "read table " + scan.tableId());
+        }
+        index++;
+        checkCancelled();
+      }
+      return this;
+    } catch (SQLException e) {
+      RuntimeException translated = translate(e);
+      close();
+      throw translated;
+    } catch (RuntimeException e) {
+      close();
+      if (cancelled && !(e instanceof QueryCancelledException)) {
+        throw cancelledException(e);
+      }
+      throw e;
+    }
+  }
+
+  /** Local paths of every data and equality-delete file, fetching remote ones into the cache. */
+  private Map<String, String> fetch(PlannedScan scan, int index) {
+    Map<String, String> local = new HashMap<>();
+    List<String> remote = new ArrayList<>();
+    List<String> locations = new ArrayList<>();
+    for (FileScanTask task : scan.tasks()) {
+      locations.add(task.file().location());
+    }
+    for (DeleteFile delete : scan.deleteFiles()) {
+      if (delete.content() == FileContent.EQUALITY_DELETES) {
+        locations.add(delete.location());
+      }
+    }
+    for (String location : locations) {
+      Optional<java.nio.file.Path> path = engine.readableLocally(location);
+      if (path.isPresent()) {
+        local.put(location, path.get().toString());
+      } else {
+        remote.add(location);
+      }
+    }
+    int fromCache = 0;
+    int fetched = 0;
+    long bytes = 0;
+    if (!remote.isEmpty()) {
+      FileCache.Lease lease = engine.cache().acquire(remote, scan.table().io());
+      leases.add(lease);
+      for (String location : remote) {
+        local.put(location, lease.path(location).toString());
+      }
+      fromCache = lease.filesFromCache;
+      fetched = lease.filesFetched;
+      bytes = lease.bytesFetched;
+    }
+    long deleteBytes = scan.deleteFiles().stream().mapToLong(DeleteFile::fileSizeInBytes).sum();
+    tableStats.add(new TableScanStats(relationName(index), scan.tableId(), scan.snapshotId(),
+        scan.totalDataFiles(), scan.tasks().size(), scan.deleteFiles().size(), scan.prunedByPartition(),
+        scan.prunedByStats(), scan.dataBytes() + deleteBytes, fromCache, fetched, bytes,
+        Duration.ofNanos(scan.planningNanos())));
+    return local;
+  }
+
+  private String relationName(int index) {
+    return new ArrayList<>(relations.keySet()).get(index);
+  }
+
+  List<PlannedScan> scans() {
+    return scans;
+  }
+
+  List<TableScanStats> tableStats() {
+    return tableStats;
+  }
+
+  Duration planningTime() {
+    return Duration.ofNanos(planningNanos);
+  }
+
+  Duration fetchTime() {
+    return Duration.ofNanos(fetchNanos);
+  }
+
+  String sql() {
+    return sql;
+  }
+
+  DuckDBConnection connection() {
+    return connection;
+  }
+
+  /** A statement whose run {@link #cancel} interrupts. */
+  Statement statement() throws SQLException {
+    checkCancelled();
+    Statement created = connection.createStatement();
+    statement = created;
+    return created;
+  }
+
+  void cancel(boolean byTimeout) {
+    if (cancelled) {
+      return;
+    }
+    timedOut = byTimeout;
+    cancelled = true;
+    Statement current = statement;
+    if (current != null) {
+      try {
+        current.cancel();
+      } catch (SQLException | RuntimeException e) {
+        // the statement finished or closed meanwhile
+      }
+    }
+  }
+
+  void checkCancelled() {
+    if (cancelled) {
+      throw cancelledException(null);
+    }
+  }
+
+  private QueryCancelledException cancelledException(Throwable cause) {
+    return timedOut
+        ? new QueryCancelledException("Cannot run query: timed out after " + timeout, true, cause)
+        : new QueryCancelledException("Cannot run query: cancelled", false, cause);
+  }
+
+  /** DuckDB's error classes to the library's exceptions. */
+  RuntimeException translate(SQLException e) {
+    String message = String.valueOf(e.getMessage());
+    if (cancelled || message.contains("INTERRUPT") || message.contains("Interrupted")) {
+      return cancelledException(e);
+    }
+    String firstLine = message.lines().findFirst().orElse(message);
+    if (message.startsWith("Permission Error")) {
+      return new SqlRefusedException("Cannot run query: access refused: " + firstLine, e);
+    }
+    if (message.startsWith("IO Error")) {
+      return new StorageException("Cannot run query: storage failed: " + firstLine, e);
+    }
+    if (message.startsWith("Parser Error") || message.startsWith("Binder Error") || message.startsWith("Catalog Error")
+        || message.startsWith("Conversion Error") || message.startsWith("Invalid Input Error")
+        || message.startsWith("Not implemented Error") || message.startsWith("Out of Range Error")
+        || message.startsWith("Invalid Error") || message.startsWith("Constraint Error")) {
+      return new InvalidSqlException("Cannot run query: " + firstLine, e);
+    }
+    return new FeatureStoreException("Cannot run query: " + firstLine, e);
+  }
+
+  @Override
+  public void close() {
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+    }
+    if (timeoutTask != null) {
+      timeoutTask.cancel(false);
+    }
+    try {
+      Statement current = statement;
+      if (current != null) {
+        current.close();
+      }
+      if (connection != null) {
+        connection.close();
+      }
+    } catch (SQLException e) {
+      // closing a connection DuckDB already released: nothing left to free
+    } finally {
+      for (int i = leases.size() - 1; i >= 0; i--) {
+        leases.get(i).close();
+      }
+      engine.finished(this);
+    }
+  }
+}

@@ -1,0 +1,182 @@
+package dev.featurestore.duckdb;
+
+import dev.featurestore.NotFoundException;
+import dev.featurestore.SnapshotNotFoundException;
+import dev.featurestore.TableId;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.SnapshotRef;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.expressions.Binder;
+import org.apache.iceberg.expressions.Evaluator;
+import org.apache.iceberg.expressions.Expression;
+import org.apache.iceberg.expressions.Expressions;
+import org.apache.iceberg.expressions.InclusiveMetricsEvaluator;
+import org.apache.iceberg.expressions.Projections;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.types.Types;
+import org.apache.iceberg.util.SnapshotUtil;
+
+/**
+ * Resolves a {@link TableVersion} to a snapshot and schema, and plans its files with Iceberg.
+ * Pruning is evaluated here (partition projection, then column statistics) rather than inside
+ * Iceberg's scan, so each kind of pruning is counted, and a filter on a column an old snapshot
+ * had but today's schema renamed still prunes by statistics.
+ */
+final class ScanPlanner {
+  private ScanPlanner() {}
+
+  /** A planned scan: the files to read with their deletes, and what planning found. */
+  record PlannedScan(TableId tableId, Table table, Snapshot snapshot, Schema schema, List<Types.NestedField> columns,
+      Expression filter, List<FileScanTask> tasks, long totalDataFiles, long prunedByPartition,
+      long prunedByStats, long planningNanos) {
+
+    long snapshotId() {
+      return snapshot == null ? -1 : snapshot.snapshotId();
+    }
+
+    List<DeleteFile> deleteFiles() {
+      Map<String, DeleteFile> unique = new LinkedHashMap<>();
+      for (FileScanTask task : tasks) {
+        for (DeleteFile delete : task.deletes()) {
+          unique.putIfAbsent(delete.location(), delete);
+        }
+      }
+      return List.copyOf(unique.values());
+    }
+
+    long dataBytes() {
+      return tasks.stream().mapToLong(t -> t.file().fileSizeInBytes()).sum();
+    }
+  }
+
+  static PlannedScan plan(TableVersion version) {
+    long start = System.nanoTime();
+    TableId id = version.table().id();
+    Table table = version.table().unwrap(Table.class);
+    table.refresh();
+    String prefix = "Cannot read table " + id + ": ";
+    Snapshot snapshot;
+    boolean tableSchema;
+    switch (version.kind()) {
+      case CURRENT -> {
+        snapshot = table.currentSnapshot();
+        tableSchema = true;
+      }
+      case SNAPSHOT -> {
+        snapshot = table.snapshot(version.snapshotId());
+        if (snapshot == null) {
+          throw new SnapshotNotFoundException(prefix + "unknown snapshot id: " + version.snapshotId());
+        }
+        tableSchema = false;
+      }
+      case TIME -> {
+        Long at = SnapshotUtil.nullableSnapshotIdAsOfTime(table, version.time().toEpochMilli());
+        snapshot = at == null ? null : table.snapshot(at);
+        if (snapshot == null) {
+          throw new SnapshotNotFoundException(prefix + "time is before the first snapshot: " + version.time());
+        }
+        tableSchema = false;
+      }
+      case REF -> {
+        SnapshotRef ref = table.refs().get(version.ref());
+        snapshot = ref == null ? null : table.snapshot(ref.snapshotId());
+        if (snapshot == null) {
+          throw new SnapshotNotFoundException(prefix + "unknown ref: " + version.ref());
+        }
+        tableSchema = ref.isBranch();
+      }
+      default -> throw new IllegalStateException("Unknown version kind: " + version.kind());
+    }
+    Schema schema = tableSchema || snapshot == null ? table.schema() : schemaOf(table, snapshot);
+    List<Types.NestedField> columns = project(id, schema, version, snapshot);
+    Expression filter = version.filter();
+    if (filter != Expressions.alwaysTrue()) {
+      try {
+        Binder.bind(schema.asStruct(), filter, true);
+      } catch (org.apache.iceberg.exceptions.ValidationException e) {
+        throw new NotFoundException("Cannot filter table " + id + ": " + e.getMessage(), e);
+      }
+    }
+    if (snapshot == null) {
+      return new PlannedScan(id, table, null, schema, columns, filter, List.of(), 0, 0, 0, System.nanoTime() - start);
+    }
+    List<FileScanTask> all = new ArrayList<>();
+    org.apache.iceberg.TableScan scan = table.newScan().useSnapshot(snapshot.snapshotId());
+    if (filter != Expressions.alwaysTrue()) {
+      scan = scan.includeColumnStats(); // scans drop column stats unless asked; pruning needs them
+    }
+    try (CloseableIterable<FileScanTask> files = scan.planFiles()) {
+      files.forEach(all::add);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    if (filter == Expressions.alwaysTrue()) {
+      return new PlannedScan(id, table, snapshot, schema, columns, filter, List.copyOf(all), all.size(), 0, 0,
+          System.nanoTime() - start);
+    }
+    Map<Integer, Evaluator> partitionEvaluators = new HashMap<>();
+    InclusiveMetricsEvaluator metrics = new InclusiveMetricsEvaluator(schema, filter, true);
+    List<FileScanTask> kept = new ArrayList<>();
+    long byPartition = 0;
+    long byStats = 0;
+    for (FileScanTask task : all) {
+      Evaluator partition = partitionEvaluators.computeIfAbsent(task.spec().specId(),
+          specId -> partitionEvaluator(table.specs().get(specId), filter));
+      if (partition != null && !partition.eval(task.file().partition())) {
+        byPartition++;
+      } else if (!metrics.eval(task.file())) {
+        byStats++;
+      } else {
+        kept.add(task);
+      }
+    }
+    return new PlannedScan(id, table, snapshot, schema, columns, filter, List.copyOf(kept), all.size(), byPartition,
+        byStats, System.nanoTime() - start);
+  }
+
+  /** Null when the spec cannot evaluate the filter (unpartitioned, or the filter names old columns). */
+  private static Evaluator partitionEvaluator(PartitionSpec spec, Expression filter) {
+    if (spec == null || spec.isUnpartitioned()) {
+      return null;
+    }
+    try {
+      Expression projected = Projections.inclusive(spec, true).project(filter);
+      return new Evaluator(spec.partitionType(), projected, true);
+    } catch (org.apache.iceberg.exceptions.ValidationException | IllegalArgumentException e) {
+      return null;
+    }
+  }
+
+  private static Schema schemaOf(Table table, Snapshot snapshot) {
+    Integer schemaId = snapshot.schemaId();
+    Schema schema = schemaId == null ? null : table.schemas().get(schemaId);
+    return schema != null ? schema : SnapshotUtil.schemaFor(table, snapshot.snapshotId());
+  }
+
+  private static List<Types.NestedField> project(TableId id, Schema schema, TableVersion version, Snapshot snapshot) {
+    if (version.columns().isEmpty()) {
+      return schema.columns();
+    }
+    List<Types.NestedField> fields = new ArrayList<>();
+    for (String name : version.columns().get()) {
+      Types.NestedField field = schema.asStruct().field(name);
+      if (field == null) {
+        throw new NotFoundException("Cannot select column of table " + id + ": column does not exist in snapshot "
+            + (snapshot == null ? -1 : snapshot.snapshotId()) + ": " + name);
+      }
+      fields.add(field);
+    }
+    return List.copyOf(fields);
+  }
+}

@@ -1,0 +1,113 @@
+package dev.featurestore.duckdb;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.featurestore.NotFoundException;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.HashSet;
+import java.util.Locale;
+import java.util.Set;
+
+/**
+ * The first half of the sandbox: user SQL is parsed by DuckDB itself ({@code
+ * json_serialize_sql}, which serializes SELECT statements only) and the parse tree is checked
+ * before anything runs: exactly one SELECT, table functions only from a few generators, and every
+ * table a relation given to the query or a CTE of the query. The second half is the database's
+ * configuration (external access off except the cache and warehouse directories, locked
+ * settings), which holds even if this check missed something.
+ */
+final class SqlGuard {
+  /** Table functions that read nothing but their arguments. */
+  private static final Set<String> ALLOWED_TABLE_FUNCTIONS = Set.of("range", "generate_series", "unnest");
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private SqlGuard() {}
+
+  static void check(Connection connection, String sql, Set<String> relations) {
+    JsonNode tree;
+    try (PreparedStatement statement = connection.prepareStatement("SELECT json_serialize_sql(?)")) {
+      statement.setString(1, sql);
+      try (ResultSet rs = statement.executeQuery()) {
+        rs.next();
+        tree = JSON.readTree(rs.getString(1));
+      }
+    } catch (SQLException | java.io.IOException e) {
+      throw new InvalidSqlException("Cannot run query: cannot parse SQL: " + e.getMessage(), e);
+    }
+    if (tree.path("error").asBoolean(false)) {
+      String type = tree.path("error_type").asText("");
+      String message = tree.path("error_message").asText("");
+      if (type.equals("parser")) {
+        throw new InvalidSqlException("Cannot run query: invalid SQL: " + message, null);
+      }
+      throw new SqlRefusedException("Cannot run query: only a single SELECT statement is allowed: "
+          + firstWord(sql));
+    }
+    JsonNode statements = tree.path("statements");
+    if (statements.size() != 1) {
+      throw new SqlRefusedException("Cannot run query: only a single SELECT statement is allowed: "
+          + statements.size() + " statements");
+    }
+    Set<String> names = new HashSet<>();
+    relations.forEach(name -> names.add(name.toLowerCase(Locale.ROOT)));
+    collectCteNames(statements, names);
+    walk(statements, names);
+  }
+
+  private static void collectCteNames(JsonNode node, Set<String> names) {
+    if (node.isObject()) {
+      JsonNode map = node.path("cte_map").path("map");
+      for (JsonNode entry : map) {
+        names.add(entry.path("key").asText().toLowerCase(Locale.ROOT));
+      }
+    }
+    for (JsonNode child : node) {
+      collectCteNames(child, names);
+    }
+  }
+
+  private static void walk(JsonNode node, Set<String> names) {
+    if (node.isObject()) {
+      String type = node.path("type").asText("");
+      if (type.equals("TABLE_FUNCTION")) {
+        JsonNode function = node.path("function");
+        String name = function.path("function_name").asText("").toLowerCase(Locale.ROOT);
+        if (!ALLOWED_TABLE_FUNCTIONS.contains(name) || !function.path("schema").asText("").isEmpty()
+            || !function.path("catalog").asText("").isEmpty()) {
+          throw new SqlRefusedException("Cannot run query: table function not allowed: " + name);
+        }
+      } else if (type.equals("BASE_TABLE")) {
+        String table = node.path("table_name").asText("");
+        String schema = node.path("schema_name").asText("");
+        String catalog = node.path("catalog_name").asText("");
+        if (!schema.isEmpty() || !catalog.isEmpty()) {
+          throw new SqlRefusedException("Cannot run query: qualified table names are not allowed: "
+              + (catalog.isEmpty() ? "" : catalog + ".") + (schema.isEmpty() ? "" : schema + ".") + table);
+        }
+        if (!node.path("at_clause").isNull() && !node.path("at_clause").isMissingNode()) {
+          throw new SqlRefusedException("Cannot run query: AT clauses are not allowed (choose the version with "
+              + "TableVersion): " + table);
+        }
+        if (!names.contains(table.toLowerCase(Locale.ROOT))) {
+          throw new NotFoundException("Cannot run query: unknown table (give it to the query with table(name, "
+              + "version)): " + table);
+        }
+      }
+    }
+    for (JsonNode child : node) {
+      walk(child, names);
+    }
+  }
+
+  private static String firstWord(String sql) {
+    String trimmed = sql.strip();
+    int end = 0;
+    while (end < trimmed.length() && Character.isLetter(trimmed.charAt(end))) {
+      end++;
+    }
+    return end == 0 ? trimmed : trimmed.substring(0, end).toUpperCase(Locale.ROOT);
+  }
+}

@@ -1,0 +1,52 @@
+package dev.featurestore.duckdb;
+
+import dev.featurestore.FeatureTable;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * SQL over named table versions. Immutable: every refinement returns a new query.
+ *
+ * <p>Several tables, or several versions of one table, can appear in one query, each under its
+ * own name (for example {@code before} and {@code after} to compare two snapshots).
+ */
+public interface SqlQuery {
+  /** Makes {@code version} readable as {@code name} (a plain SQL identifier, case-insensitive). */
+  SqlQuery table(String name, TableVersion version);
+
+  /** Makes the current version of {@code table} readable as {@code name}. */
+  default SqlQuery table(String name, FeatureTable table) {
+    return table(name, TableVersion.of(table));
+  }
+
+  /** Cancels the query when it runs longer than {@code timeout} (planning and fetching included). */
+  SqlQuery timeout(Duration timeout);
+
+  /**
+   * Plans the tables, fetches remote files into the cache and runs the SQL. Close the result.
+   *
+   * @throws SqlRefusedException if the SQL is not a single SELECT over the given tables
+   * @throws InvalidSqlException if DuckDB cannot parse or bind the SQL
+   * @throws dev.featurestore.SnapshotNotFoundException if a version does not resolve
+   * @throws QueryCancelledException if the query timed out or was cancelled
+   */
+  SqlResult execute();
+
+  /** Runs the query and reads every row as a map; convenient for small results. */
+  default List<Map<String, Object>> toList() {
+    try (SqlResult result = execute()) {
+      return result.toList();
+    }
+  }
+
+  /**
+   * Runs the query and writes its rows to a local Parquet file (zstd), which must not exist. The
+   * lineage (the SQL and each table's id, snapshot and filter) is stored in the file's key-value
+   * metadata under {@code featurestore.lineage}.
+   *
+   * @throws dev.featurestore.AlreadyExistsException if the file exists
+   */
+  SqlExport exportParquet(Path file);
+}

@@ -1,0 +1,170 @@
+package dev.featurestore.duckdb;
+
+import static dev.featurestore.duckdb.DuckTypes.identifier;
+import static java.util.Objects.requireNonNull;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A point-in-time correct training set: for each label row (entity key, event time, label ...),
+ * the latest values of each feature table at or before the label's time, for the same entity,
+ * optionally only when no older than the feature table's time-to-live. Each table is read at the
+ * version its {@link TableVersion} names, so a training set can be rebuilt exactly later.
+ *
+ * <pre>{@code
+ * TrainingSet set = sql.trainingSet()
+ *     .labels(TableVersion.of(labels).asOfSnapshot(labelsSnapshot), "entity_id", "label_time")
+ *     .features("ev", TableVersion.of(events).asOfSnapshot(featuresSnapshot), "entity_id", "event_time",
+ *         Duration.ofDays(7), "feature_a", "feature_b")
+ *     .build();
+ * SqlExport export = set.exportParquet(Path.of("exports/train.parquet"));
+ * }</pre>
+ *
+ * <p>Output columns: every label column, then {@code <name>__<column>} for each feature column.
+ * Rows are ordered by the label's entity and time. A label without a feature row at or before
+ * its time (a late feature, a missing entity, or a value older than the TTL) gets nulls. When a
+ * feature table has several rows for one entity at the same time, one of them is used (which one
+ * is not defined); deduplicate such tables first. Runs as DuckDB {@code ASOF LEFT JOIN}s.
+ */
+public final class TrainingSet {
+  private final SqlQuery query;
+  private final String sql;
+
+  private TrainingSet(SqlQuery query, String sql) {
+    this.query = query;
+    this.sql = sql;
+  }
+
+  /** The generated SQL (relations {@code labels} and {@code f_<name>}). */
+  public String sql() {
+    return sql;
+  }
+
+  /** The training set as a query, to run, export or refine with a timeout. */
+  public SqlQuery query() {
+    return query;
+  }
+
+  public SqlResult execute() {
+    return query.execute();
+  }
+
+  public List<Map<String, Object>> toList() {
+    return query.toList();
+  }
+
+  /** Writes the training set as Parquet with its lineage (every table's snapshot and filter). */
+  public SqlExport exportParquet(Path file) {
+    return query.exportParquet(file);
+  }
+
+  /** Collects the labels and feature tables. */
+  public static final class Builder {
+    private record Features(String name, TableVersion version, String entity, String time, Duration ttl,
+        List<String> columns) {}
+
+    private final DuckEngine engine;
+    private TableVersion labels;
+    private String labelEntity;
+    private String labelTime;
+    private final List<Features> features = new ArrayList<>();
+
+    Builder(DuckEngine engine) {
+      this.engine = engine;
+    }
+
+    /** The labels: a table version with an entity key column and an event time column. */
+    public Builder labels(TableVersion version, String entityColumn, String timeColumn) {
+      this.labels = requireNonNull(version, "labels is null");
+      this.labelEntity = column(entityColumn, "entity column");
+      this.labelTime = column(timeColumn, "time column");
+      return this;
+    }
+
+    /**
+     * A feature table: its key and time columns, an optional time-to-live (null for none), and the
+     * feature columns to take.
+     */
+    public Builder features(String name, TableVersion version, String entityColumn, String timeColumn, Duration ttl,
+        String... columns) {
+      requireNonNull(name, "name is null");
+      requireNonNull(version, "version is null");
+      if (!name.matches("[A-Za-z_][A-Za-z0-9_]*") || name.startsWith("__")) {
+        throw new IllegalArgumentException("Cannot add feature table: not a plain SQL identifier: " + name);
+      }
+      if (features.stream().anyMatch(f -> f.name().equalsIgnoreCase(name))) {
+        throw new IllegalArgumentException("Cannot add feature table: name already given: " + name);
+      }
+      if (ttl != null && (ttl.isNegative() || ttl.isZero())) {
+        throw new IllegalArgumentException("Cannot add feature table: TTL must be positive: " + ttl);
+      }
+      requireNonNull(columns, "columns is null");
+      if (columns.length == 0) {
+        throw new IllegalArgumentException("Cannot add feature table: no feature column given: " + name);
+      }
+      List<String> list = new ArrayList<>();
+      for (String c : columns) {
+        list.add(column(c, "feature column"));
+      }
+      features.add(new Features(name, version, column(entityColumn, "entity column"),
+          column(timeColumn, "time column"), ttl, List.copyOf(list)));
+      return this;
+    }
+
+    private static String column(String value, String what) {
+      requireNonNull(value, what + " is null");
+      if (value.isBlank()) {
+        throw new IllegalArgumentException("Cannot build training set: blank " + what);
+      }
+      return value;
+    }
+
+    public TrainingSet build() {
+      if (labels == null) {
+        throw new IllegalStateException("Cannot build training set: no labels given");
+      }
+      if (features.isEmpty()) {
+        throw new IllegalStateException("Cannot build training set: no feature table given");
+      }
+      StringBuilder select = new StringBuilder("SELECT l.*");
+      StringBuilder from = new StringBuilder(" FROM labels l");
+      for (Features f : features) {
+        String alias = identifier("f_" + f.name());
+        String time = alias + "." + identifier(f.time());
+        for (String column : f.columns()) {
+          String value = alias + "." + identifier(column);
+          select.append(", ");
+          if (f.ttl() == null) {
+            select.append(value);
+          } else {
+            select.append("CASE WHEN ").append(time).append(" >= l.").append(identifier(labelTime))
+                .append(" - INTERVAL '").append(f.ttl().toNanos() / 1000).append(" microseconds' THEN ")
+                .append(value).append(" END");
+          }
+          select.append(" AS ").append(identifier(f.name() + "__" + column));
+        }
+        from.append(" ASOF LEFT JOIN (SELECT ").append(identifier(f.entity())).append(", ")
+            .append(identifier(f.time()));
+        for (String column : f.columns()) {
+          if (!column.equals(f.entity()) && !column.equals(f.time())) {
+            from.append(", ").append(identifier(column));
+          }
+        }
+        from.append(" FROM ").append(identifier("f_" + f.name())).append(") ").append(alias)
+            .append(" ON l.").append(identifier(labelEntity)).append(" = ").append(alias).append(".")
+            .append(identifier(f.entity())).append(" AND l.").append(identifier(labelTime)).append(" >= ")
+            .append(time);
+      }
+      String sql = select + from.toString() + " ORDER BY l." + identifier(labelEntity) + ", l." + identifier(labelTime);
+      SqlQuery query = engine.query(sql).table("labels", labels);
+      for (Features f : features) {
+        query = query.table("f_" + f.name(), f.version());
+      }
+      return new TrainingSet(query, sql);
+    }
+  }
+}

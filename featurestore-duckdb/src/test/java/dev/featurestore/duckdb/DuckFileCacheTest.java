@@ -1,0 +1,90 @@
+package dev.featurestore.duckdb;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.featurestore.StorageException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import org.apache.iceberg.inmemory.InMemoryFileIO;
+import org.apache.iceberg.io.PositionOutputStream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class DuckFileCacheTest {
+  @TempDir
+  Path dir;
+
+  final ExecutorService pool = Executors.newFixedThreadPool(2);
+  final InMemoryFileIO io = new InMemoryFileIO();
+
+  @AfterEach
+  void close() {
+    pool.shutdownNow();
+  }
+
+  private String put(String name, int size) throws Exception {
+    String location = "s3://bucket/" + getClass().getSimpleName() + "/" + name + "-" + System.nanoTime();
+    try (PositionOutputStream out = io.newOutputFile(location).create()) {
+      out.write(new byte[size]);
+    }
+    return location;
+  }
+
+  @Test
+  void coldThenWarm_fetchesOnce() throws Exception {
+    FileCache cache = new FileCache(dir.resolve("cache"), 1_000_000, pool);
+    String a = put("a", 100);
+    String b = put("b", 200);
+    try (FileCache.Lease cold = cache.acquire(List.of(a, b), io)) {
+      assertThat(cold.filesFetched).isEqualTo(2);
+      assertThat(cold.bytesFetched).isEqualTo(300);
+      assertThat(Files.size(cold.path(b))).isEqualTo(200);
+    }
+    try (FileCache.Lease warm = cache.acquire(List.of(a, b), io)) {
+      assertThat(warm.filesFromCache).isEqualTo(2);
+      assertThat(warm.filesFetched).isZero();
+    }
+    // a new cache over the same directory finds the files (they are immutable)
+    FileCache reopened = new FileCache(dir.resolve("cache"), 1_000_000, pool);
+    try (FileCache.Lease warm = reopened.acquire(List.of(a), io)) {
+      assertThat(warm.filesFromCache).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void sizeBound_evictsLeastRecentlyUsed_butNotHeldFiles() throws Exception {
+    FileCache cache = new FileCache(dir.resolve("cache"), 250, pool);
+    String a = put("a", 100);
+    String b = put("b", 100);
+    String c = put("c", 100);
+    cache.acquire(List.of(a), io).close();
+    cache.acquire(List.of(b), io).close();
+    cache.acquire(List.of(a), io).close(); // a is now more recent than b
+    try (FileCache.Lease held = cache.acquire(List.of(c), io)) {
+      assertThat(cache.stats().files()).isEqualTo(2); // b evicted
+      assertThat(Files.exists(held.path(c))).isTrue();
+    }
+    try (FileCache.Lease again = cache.acquire(List.of(a, b), io)) {
+      assertThat(again.filesFromCache).isEqualTo(1);
+      assertThat(again.filesFetched).isEqualTo(1);
+    }
+    assertThat(cache.stats().evictions()).isGreaterThanOrEqualTo(1);
+    assertThat(cache.stats().bytes()).isLessThanOrEqualTo(250);
+  }
+
+  @Test
+  void missingRemoteFile_isStorageError_andLeavesNothing() throws Exception {
+    FileCache cache = new FileCache(dir.resolve("cache"), 1_000, pool);
+    assertThatThrownBy(() -> cache.acquire(List.of("s3://bucket/missing.parquet"), io))
+        .isInstanceOf(StorageException.class)
+        .hasMessageStartingWith("Cannot fetch file into cache: ");
+    try (var files = Files.list(dir.resolve("cache"))) {
+      assertThat(files).isEmpty();
+    }
+  }
+}

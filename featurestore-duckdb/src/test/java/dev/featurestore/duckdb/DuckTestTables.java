@@ -1,0 +1,182 @@
+package dev.featurestore.duckdb;
+
+import dev.featurestore.FeatureStore;
+import dev.featurestore.FeatureTable;
+import dev.featurestore.SyntheticFeatures;
+import dev.featurestore.TableDefinition;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.FileFormat;
+import org.apache.iceberg.PartitionKey;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.StructLike;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.AppendFiles;
+import org.apache.iceberg.RowDelta;
+import org.apache.iceberg.data.GenericFileWriterFactory;
+import org.apache.iceberg.data.GenericRecord;
+import org.apache.iceberg.data.InternalRecordWrapper;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.deletes.EqualityDeleteWriter;
+import org.apache.iceberg.deletes.PositionDelete;
+import org.apache.iceberg.deletes.PositionDeleteWriter;
+import org.apache.iceberg.io.DataWriter;
+import org.apache.iceberg.io.OutputFileFactory;
+
+/**
+ * Test helper: writes data straight through Iceberg (ingest is built elsewhere), one data file per
+ * partition per append.
+ */
+final class DuckTestTables {
+  private static long taskId = 0;
+
+  private DuckTestTables() {}
+
+  public static FeatureTable createEvents(FeatureStore store, boolean partitionedByDay) {
+    TableDefinition.Builder def = TableDefinition.builder(SyntheticFeatures.TABLE_ID, SyntheticFeatures.schema());
+    if (partitionedByDay) {
+      def.partitionBy(s -> PartitionSpec.builderFor(s).day("event_time").build());
+    }
+    return store.createTable(def.build());
+  }
+
+  /** A record of the table's current schema from column name/value pairs. */
+  public static Record record(FeatureTable table, Object... nameValues) {
+    Table iceberg = table.unwrap(Table.class);
+    iceberg.refresh();
+    Schema schema = iceberg.schema();
+    GenericRecord record = GenericRecord.create(schema);
+    for (int i = 0; i < nameValues.length; i += 2) {
+      record.setField((String) nameValues[i], nameValues[i + 1]);
+    }
+    return record;
+  }
+
+  public static Record event(FeatureTable table, long entityId, String time, Double a, Double b) {
+    return record(table, "entity_id", entityId, "event_time", OffsetDateTime.parse(time), "feature_a", a,
+        "feature_b", b);
+  }
+
+  /** Appends the records in one commit and returns the data files written (one per partition). */
+  public static List<DataFile> append(FeatureTable featureTable, List<Record> records) {
+    Table table = featureTable.unwrap(Table.class);
+    table.refresh();
+    Map<StructLike, List<Record>> byPartition = partition(table, records);
+    AppendFiles append = table.newAppend();
+    List<DataFile> files = new ArrayList<>();
+    GenericFileWriterFactory writers = new GenericFileWriterFactory.Builder(table)
+        .dataFileFormat(FileFormat.PARQUET).build();
+    OutputFileFactory outputs = OutputFileFactory.builderFor(table, 1, ++taskId).format(FileFormat.PARQUET).build();
+    for (Map.Entry<StructLike, List<Record>> entry : byPartition.entrySet()) {
+      StructLike partition = table.spec().isUnpartitioned() ? null : entry.getKey();
+      DataWriter<Record> writer = writers.newDataWriter(
+          partition == null ? outputs.newOutputFile() : outputs.newOutputFile(table.spec(), partition),
+          table.spec(), partition);
+      try (writer) {
+        entry.getValue().forEach(writer::write);
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+      DataFile file = writer.toDataFile();
+      files.add(file);
+      append.appendFile(file);
+    }
+    append.commit();
+    featureTable.refresh();
+    return files;
+  }
+
+  public static long currentSnapshotId(FeatureTable featureTable) {
+    Table table = featureTable.unwrap(Table.class);
+    table.refresh();
+    return table.currentSnapshot().snapshotId();
+  }
+
+  /** Deletes rows by position in one data file (a v2 positional delete file). */
+  public static void positionDelete(FeatureTable featureTable, DataFile dataFile, long... positions) {
+    Table table = featureTable.unwrap(Table.class);
+    table.refresh();
+    GenericFileWriterFactory writers = new GenericFileWriterFactory.Builder(table)
+        .deleteFileFormat(FileFormat.PARQUET).build();
+    OutputFileFactory outputs = OutputFileFactory.builderFor(table, 2, ++taskId).format(FileFormat.PARQUET).build();
+    StructLike partition = table.spec().isUnpartitioned() ? null : dataFile.partition();
+    PositionDeleteWriter<Record> writer = writers.newPositionDeleteWriter(
+        partition == null ? outputs.newOutputFile() : outputs.newOutputFile(table.spec(), partition),
+        table.spec(), partition);
+    try (writer) {
+      for (long position : positions) {
+        PositionDelete<Record> delete = PositionDelete.create();
+        writer.write(delete.set(dataFile.location(), position));
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    commitDeletes(featureTable, table, writer.toDeleteFile());
+  }
+
+  /** Deletes rows whose {@code column} equals one of the values (a v2 equality delete file). */
+  public static void equalityDelete(FeatureTable featureTable, String column, Object... values) {
+    Table table = featureTable.unwrap(Table.class);
+    table.refresh();
+    Schema deleteSchema = table.schema().select(column);
+    int fieldId = table.schema().findField(column).fieldId();
+    GenericFileWriterFactory writers = new GenericFileWriterFactory.Builder(table)
+        .deleteFileFormat(FileFormat.PARQUET)
+        .equalityFieldIds(new int[] {fieldId})
+        .equalityDeleteRowSchema(deleteSchema)
+        .build();
+    OutputFileFactory outputs = OutputFileFactory.builderFor(table, 3, ++taskId).format(FileFormat.PARQUET).build();
+    if (!table.spec().isUnpartitioned()) {
+      throw new UnsupportedOperationException("equality deletes in this helper are for unpartitioned tables");
+    }
+    EqualityDeleteWriter<Record> writer = writers.newEqualityDeleteWriter(outputs.newOutputFile(), table.spec(), null);
+    try (writer) {
+      for (Object value : values) {
+        GenericRecord delete = GenericRecord.create(deleteSchema);
+        delete.setField(column, value);
+        writer.write(delete);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    commitDeletes(featureTable, table, writer.toDeleteFile());
+  }
+
+  private static void commitDeletes(FeatureTable featureTable, Table table, DeleteFile deleteFile) {
+    RowDelta delta = table.newRowDelta().addDeletes(deleteFile);
+    delta.commit();
+    featureTable.refresh();
+  }
+
+  private static Map<StructLike, List<Record>> partition(Table table, List<Record> records) {
+    Map<StructLike, List<Record>> byPartition = new LinkedHashMap<>();
+    if (table.spec().isUnpartitioned()) {
+      byPartition.put(new PartitionKey(table.spec(), table.schema()), new ArrayList<>(records));
+      return byPartition;
+    }
+    PartitionKey key = new PartitionKey(table.spec(), table.schema());
+    InternalRecordWrapper wrapper = new InternalRecordWrapper(table.schema().asStruct());
+    for (Record record : records) {
+      key.partition(wrapper.wrap(record));
+      byPartition.computeIfAbsent(key.copy(), k -> new ArrayList<>()).add(record);
+    }
+    return byPartition;
+  }
+
+  /** Pauses so consecutive commits get distinct millisecond timestamps. */
+  public static void tick() {
+    try {
+      Thread.sleep(15);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}
