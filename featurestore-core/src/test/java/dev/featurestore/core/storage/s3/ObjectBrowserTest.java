@@ -86,7 +86,7 @@ class ObjectBrowserTest {
 
   @Test
   void list_moreThan1000Keys_pagesAt1000AndWithSmallPages() throws Exception {
-    ExecutorService pool = Executors.newFixedThreadPool(8);
+    ExecutorService pool = Executors.newFixedThreadPool(2); // more connections made s3proxy drop some under load
     try {
       List<Future<?>> puts = new ArrayList<>();
       for (int i = 0; i < 1050; i++) {
