@@ -15,6 +15,9 @@ import java.util.TreeMap;
  */
 public final class Benchmarks {
   private static final Map<String, String> BENCHMARKS = new TreeMap<>(Map.of(
+      CdcBenchmarks.THROUGHPUT, "events/s into a CDC change log (WAL on, 10k batches) vs Iceberg's generic writer (higher is better)",
+      CdcBenchmarks.FRESHNESS, "p99 ms from createEntry to visible, 1 s flush interval, vs a periodic generic-writer append (lower is better)",
+      CdcBenchmarks.UPSERT_READ, "ms to full-scan a current-state table after 100k updates vs the same rows written once (lower is better)",
       IngestBenchmark.NAME, "rows/s of a 5M-row synthetic ingest vs Iceberg's generic writer (higher is better)",
       CommitBenchmark.NAME, "ms per 100-row append commit vs Iceberg's generic writer + newAppend (lower is better)"));
 
@@ -41,6 +44,9 @@ public final class Benchmarks {
     switch (name) {
       case IngestBenchmark.NAME -> IngestBenchmark.run();
       case CommitBenchmark.NAME -> CommitBenchmark.run();
+      case CdcBenchmarks.THROUGHPUT -> CdcBenchmarks.throughput();
+      case CdcBenchmarks.FRESHNESS -> CdcBenchmarks.freshness();
+      case CdcBenchmarks.UPSERT_READ -> CdcBenchmarks.upsertRead();
       default -> {
         System.err.println("Cannot run benchmark: unknown name: " + args[0]);
         usage();
@@ -52,7 +58,7 @@ public final class Benchmarks {
   private static void usage() {
     System.err.println("usage: benchmarks/run <name> [key=value ...]");
     System.err.println("benchmarks:");
-    BENCHMARKS.forEach((name, what) -> System.err.printf(Locale.ROOT, "  %-8s %s%n", name, what));
-    System.err.println("settings: rows=, warmups=, iterations=, seed=, only=ours|baseline, bench.dir=");
+    BENCHMARKS.forEach((name, what) -> System.err.printf(Locale.ROOT, "  %-16s %s%n", name, what));
+    System.err.println("settings: rows=, events=, docs=, updates=, seconds=, rate=, warmups=, iterations=, seed=, only=ours|baseline, bench.dir=");
   }
 }
