@@ -94,6 +94,9 @@ public final class CdcPipeline implements AutoCloseable {
   private final ReentrantLock flushLock = new ReentrantLock();
   private List<Logged> current = new ArrayList<>();
   private final Deque<List<Logged>> sealed = new ArrayDeque<>();
+  /** Results of the latest committed batches (by either thread), so flush() reports its entries. */
+  private final Deque<FlushResult> history = new ArrayDeque<>();
+  private long lastBatchSeq;
   private long pending;
   private long nextSeq;
   private boolean closed;
@@ -318,14 +321,31 @@ public final class CdcPipeline implements AutoCloseable {
    *     write-ahead log and pending; a later flush (or a restart) commits them, once
    */
   public FlushResult flush() {
+    long from;
+    long target;
     acceptLock.lock();
     try {
       checkOpen();
       sealCurrent();
+      from = lastBatchSeq;
+      target = nextSeq - 1;
     } finally {
       acceptLock.unlock();
     }
-    return drain();
+    drain();
+    // the batches may have been committed by the background flusher meanwhile: report them all
+    FlushResult total = FlushResult.empty();
+    acceptLock.lock();
+    try {
+      for (FlushResult r : history) {
+        if (r.firstSequence().orElse(0) > from && r.lastSequence().orElse(Long.MAX_VALUE) <= target) {
+          total = total.plus(r);
+        }
+      }
+    } finally {
+      acceptLock.unlock();
+    }
+    return total;
   }
 
   private FlushResult drain() {
@@ -343,9 +363,15 @@ public final class CdcPipeline implements AutoCloseable {
         if (batch == null) {
           return total;
         }
-        total = total.plus(commitBatch(batch));
+        FlushResult done = commitBatch(batch);
+        total = total.plus(done);
         acceptLock.lock();
         try {
+          history.addLast(done);
+          if (history.size() > 10_000) {
+            history.removeFirst();
+          }
+          lastBatchSeq = Math.max(lastBatchSeq, done.lastSequence().orElse(0));
           sealed.pollFirst();
           pending -= batch.size();
           wal.deleteThrough(minCommitted());
