@@ -14,13 +14,16 @@ import java.util.TreeMap;
  * {@code RESULT <name> ours=<value> baseline=<value> unit=<unit> ratio=<ours/baseline>}.
  */
 public final class Benchmarks {
-  private static final Map<String, String> BENCHMARKS = new TreeMap<>(Map.of(
-      IngestBenchmark.NAME, "rows/s of a 5M-row synthetic ingest vs Iceberg's generic writer (higher is better)",
-      CommitBenchmark.NAME, "ms per 100-row append commit vs Iceberg's generic writer + newAppend (lower is better)",
-      CompactionReadBenchmark.NAME, "ms per full scan of 1,000 small appends after compaction vs one append (target <= 1.2)",
-      ExpireBenchmark.NAME, "ms to expire 1,000 snapshots vs Iceberg's expireSnapshots (prints bytes freed)",
-      IngestS3Benchmark.NAME, "rows/s of a 5M-row synthetic ingest into a bucket on in-process s3proxy vs local disk (higher is better)",
-      UploadBenchmark.NAME, "MB/s of a 256 MB raw upload (multipart) vs the SDK's putObject of the file (higher is better)"));
+  private static final Map<String, String> BENCHMARKS = new TreeMap<>(Map.ofEntries(
+      Map.entry(CdcBenchmarks.THROUGHPUT, "events/s into a CDC change log (WAL on, 10k batches) vs Iceberg's generic writer (higher is better)"),
+      Map.entry(CdcBenchmarks.FRESHNESS, "p99 ms from createEntry to visible, 1 s flush interval, vs a periodic generic-writer append (lower is better)"),
+      Map.entry(CdcBenchmarks.UPSERT_READ, "ms to full-scan a current-state table after 100k updates vs the same rows written once (lower is better)"),
+      Map.entry(IngestBenchmark.NAME, "rows/s of a 5M-row synthetic ingest vs Iceberg's generic writer (higher is better)"),
+      Map.entry(CommitBenchmark.NAME, "ms per 100-row append commit vs Iceberg's generic writer + newAppend (lower is better)"),
+      Map.entry(CompactionReadBenchmark.NAME, "ms per full scan of 1,000 small appends after compaction vs one append (target <= 1.2)"),
+      Map.entry(ExpireBenchmark.NAME, "ms to expire 1,000 snapshots vs Iceberg's expireSnapshots (prints bytes freed)"),
+      Map.entry(IngestS3Benchmark.NAME, "rows/s of a 5M-row synthetic ingest into a bucket on in-process s3proxy vs local disk (higher is better)"),
+      Map.entry(UploadBenchmark.NAME, "MB/s of a 256 MB raw upload (multipart) vs the SDK's putObject of the file (higher is better)")));
 
   private Benchmarks() {}
 
@@ -49,6 +52,9 @@ public final class Benchmarks {
       case ExpireBenchmark.NAME -> ExpireBenchmark.run();
       case IngestS3Benchmark.NAME -> IngestS3Benchmark.run();
       case UploadBenchmark.NAME -> UploadBenchmark.run();
+      case CdcBenchmarks.THROUGHPUT -> CdcBenchmarks.throughput();
+      case CdcBenchmarks.FRESHNESS -> CdcBenchmarks.freshness();
+      case CdcBenchmarks.UPSERT_READ -> CdcBenchmarks.upsertRead();
       default -> {
         System.err.println("Cannot run benchmark: unknown name: " + args[0]);
         usage();
@@ -61,6 +67,6 @@ public final class Benchmarks {
     System.err.println("usage: benchmarks/run <name> [key=value ...]");
     System.err.println("benchmarks:");
     BENCHMARKS.forEach((name, what) -> System.err.printf(Locale.ROOT, "  %-16s %s%n", name, what));
-    System.err.println("settings: rows=, mb= (upload), warmups=, iterations=, seed=, only=ours|baseline, bench.dir=");
+    System.err.println("settings: rows=, mb= (upload), events=, docs=, updates=, seconds=, rate=, warmups=, iterations=, seed=, only=ours|baseline, bench.dir=");
   }
 }

@@ -1,0 +1,40 @@
+package dev.featurestore.cdc;
+
+import java.util.Locale;
+
+/** The kind of a change: a closed set. Written to the change log in lower case. */
+public enum CdcOperation {
+  INSERT,
+  UPDATE,
+  DELETE;
+
+  /**
+   * Parses {@code insert}, {@code update} or {@code delete} (any case; {@code i}, {@code u},
+   * {@code d} and Debezium's {@code c}, {@code r} for insert are accepted too).
+   *
+   * @throws IllegalArgumentException for anything else: {@code Cannot create CDC entry: unknown
+   *     operation: upsert}
+   */
+  public static CdcOperation parse(String operation) {
+    if (operation != null) {
+      switch (operation.trim().toLowerCase(Locale.ROOT)) {
+        case "insert", "i", "c", "create", "r" -> {
+          return INSERT;
+        }
+        case "update", "u" -> {
+          return UPDATE;
+        }
+        case "delete", "d" -> {
+          return DELETE;
+        }
+        default -> { }
+      }
+    }
+    throw new IllegalArgumentException("Cannot create CDC entry: unknown operation: " + operation);
+  }
+
+  /** The lower-case name stored in the change log. */
+  public String code() {
+    return name().toLowerCase(Locale.ROOT);
+  }
+}

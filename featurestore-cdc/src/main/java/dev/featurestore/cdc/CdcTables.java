@@ -1,0 +1,88 @@
+package dev.featurestore.cdc;
+
+import java.util.Map;
+import java.util.OptionalLong;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.types.Types;
+
+/** The tables' layouts and the high-water marks kept in snapshot summaries. */
+final class CdcTables {
+  /** Snapshot summary key prefix: {@code featurestore.cdc.shard.<shard>.max-seq}. */
+  static final String MARK_PREFIX = "featurestore.cdc.shard.";
+  static final String MARK_SUFFIX = ".max-seq";
+
+  static final String COLLECTION = "collection";
+  static final String DOC_ID = "doc_id";
+  static final String SEQ = "_seq";
+  static final String SHARD = "_shard";
+  static final String UPDATED_AT = "_updated_at";
+  static final String DOC = "_doc";
+
+  private CdcTables() {}
+
+  static Schema changeLogSchema() {
+    return new Schema(
+        Types.NestedField.required(1, "op", Types.StringType.get(), "insert, update or delete"),
+        Types.NestedField.required(2, "seq", Types.LongType.get(), "sequence id within the shard"),
+        Types.NestedField.required(3, "shard", Types.StringType.get()),
+        Types.NestedField.optional(4, "txn", Types.StringType.get(), "transaction id"),
+        Types.NestedField.required(5, "commit_time", Types.TimestampType.withZone(), "when the batch was written for commit"),
+        Types.NestedField.required(6, "event_time", Types.TimestampType.withZone(), "when the pipeline accepted the entry"),
+        Types.NestedField.required(7, COLLECTION, Types.StringType.get()),
+        Types.NestedField.required(8, DOC_ID, Types.StringType.get()),
+        Types.NestedField.optional(9, "before", Types.StringType.get(), "before image, JSON"),
+        Types.NestedField.optional(10, "after", Types.StringType.get(), "after image, JSON"));
+  }
+
+  static Schema currentStateSchema() {
+    return new Schema(
+        Types.NestedField.required(1, COLLECTION, Types.StringType.get()),
+        Types.NestedField.required(2, DOC_ID, Types.StringType.get()),
+        Types.NestedField.required(3, SEQ, Types.LongType.get(), "sequence id of the last change"),
+        Types.NestedField.required(4, SHARD, Types.StringType.get(), "shard of the last change"),
+        Types.NestedField.required(5, UPDATED_AT, Types.TimestampType.withZone(), "commit time of the last change"),
+        Types.NestedField.optional(6, DOC, Types.StringType.get(), "the whole document, JSON"));
+  }
+
+  static PartitionSpec currentStateSpec(Schema schema, int buckets) {
+    return PartitionSpec.builderFor(schema).bucket(DOC_ID, buckets).build();
+  }
+
+  static String markKey(String shard) {
+    return MARK_PREFIX + shard + MARK_SUFFIX;
+  }
+
+  /**
+   * The highest sequence id of {@code shard} committed to {@code table}: the maximum over the
+   * current snapshot's ancestry (a commit of another shard may carry an older copy of this
+   * shard's mark forward, never a newer one, so the maximum is the truth).
+   */
+  static OptionalLong readMark(Table table, String shard) {
+    String key = markKey(shard);
+    long max = Long.MIN_VALUE;
+    for (Snapshot s = table.currentSnapshot(); s != null; s = s.parentId() == null ? null : table.snapshot(s.parentId())) {
+      Map<String, String> summary = s.summary();
+      String value = summary == null ? null : summary.get(key);
+      if (value != null) {
+        max = Math.max(max, Long.parseLong(value));
+      }
+    }
+    return max == Long.MIN_VALUE ? OptionalLong.empty() : OptionalLong.of(max);
+  }
+
+  /** Every shard mark in the current snapshot's summary, to carry forward. */
+  static void carryMarks(Table table, java.util.function.BiConsumer<String, String> into) {
+    Snapshot current = table.currentSnapshot();
+    if (current == null || current.summary() == null) {
+      return;
+    }
+    current.summary().forEach((k, v) -> {
+      if (k.startsWith(MARK_PREFIX) && k.endsWith(MARK_SUFFIX)) {
+        into.accept(k, v);
+      }
+    });
+  }
+}

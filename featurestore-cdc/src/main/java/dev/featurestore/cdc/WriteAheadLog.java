@@ -1,0 +1,382 @@
+package dev.featurestore.cdc;
+
+import dev.featurestore.StorageException;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.zip.CRC32;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The write-ahead log of one shard: append-only segment files {@code wal-<first seq>.log} in
+ * {@code <dir>/<shard>/}. A segment holds the entries of one batch (the pipeline rolls to a new
+ * segment when it seals a batch), so a segment is deleted whole once its last entry is committed
+ * to every target table.
+ *
+ * <p>Record framing: {@code int length, int crc32(payload), payload}. On recovery a torn or
+ * corrupt tail of the last segment (a write cut short by process death, never acknowledged) is
+ * cut off; corruption anywhere else fails the recovery.
+ *
+ * <p>A lock file keeps a second pipeline (in this or another process) off the same shard.
+ * Not thread-safe: the pipeline calls it under its accept lock.
+ */
+final class WriteAheadLog implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(WriteAheadLog.class);
+  private static final String PREFIX = "wal-";
+  private static final String SUFFIX = ".log";
+
+  private final Path dir;
+  private final FsyncPolicy fsync;
+  private final Hooks hooks;
+  private final FileChannel lockChannel;
+  private final FileLock lock;
+  /** Closed segments: path to the highest sequence id in it. */
+  private final TreeMap<Long, Segment> segments = new TreeMap<>();
+  private final CRC32 crc = new CRC32();
+  private ByteBuffer buffer = ByteBuffer.allocate(64 * 1024);
+  private FileChannel current;
+  private Segment currentSegment;
+  private long bytesWritten;
+
+  private static final class Segment {
+    final Path path;
+    final long firstSeq;
+    long lastSeq;
+
+    Segment(Path path, long firstSeq, long lastSeq) {
+      this.path = path;
+      this.firstSeq = firstSeq;
+      this.lastSeq = lastSeq;
+    }
+  }
+
+  WriteAheadLog(Path root, String shard, FsyncPolicy fsync, Hooks hooks) {
+    this.dir = root.resolve(shard);
+    this.fsync = fsync;
+    this.hooks = hooks;
+    try {
+      Files.createDirectories(dir);
+      lockChannel = FileChannel.open(dir.resolve("lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+      FileLock acquired;
+      try {
+        acquired = lockChannel.tryLock();
+      } catch (OverlappingFileLockException e) {
+        acquired = null;
+      }
+      if (acquired == null) {
+        lockChannel.close();
+        throw new IllegalStateException("Cannot open CDC pipeline: shard " + shard
+            + " is in use by another pipeline: " + dir);
+      }
+      lock = acquired;
+    } catch (IOException e) {
+      throw new StorageException("Cannot open CDC write-ahead log: " + dir + ": " + e.getMessage(), e);
+    }
+  }
+
+  Path directory() {
+    return dir;
+  }
+
+  /**
+   * Reads every segment, in sequence order, cutting off a torn tail of the last one.
+   *
+   * @throws StorageException if a segment other than the last is corrupt
+   */
+  List<Logged> recover() {
+    List<Path> files = new ArrayList<>();
+    try (DirectoryStream<Path> stream = Files.newDirectoryStream(dir, PREFIX + "*" + SUFFIX)) {
+      stream.forEach(files::add);
+    } catch (IOException e) {
+      throw new StorageException("Cannot recover CDC write-ahead log: " + dir + ": " + e.getMessage(), e);
+    }
+    files.sort((a, b) -> Long.compare(firstSeqOf(a), firstSeqOf(b)));
+    List<Logged> entries = new ArrayList<>();
+    for (int i = 0; i < files.size(); i++) {
+      Path file = files.get(i);
+      boolean last = i == files.size() - 1;
+      int before = entries.size();
+      readSegment(file, entries, last);
+      if (entries.size() == before) {
+        deleteQuietly(file);
+        continue;
+      }
+      segments.put(firstSeqOf(file), new Segment(file, entries.get(before).seq(), entries.get(entries.size() - 1).seq()));
+    }
+    return entries;
+  }
+
+  private void readSegment(Path file, List<Logged> into, boolean last) {
+    try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+      long size = channel.size();
+      ByteBuffer all = ByteBuffer.allocate((int) size);
+      while (all.hasRemaining() && channel.read(all) >= 0) {
+        // read fully
+      }
+      all.flip();
+      long good = 0;
+      String problem = null;
+      while (all.remaining() > 0) {
+        if (all.remaining() < 8) {
+          problem = "torn record header";
+          break;
+        }
+        int length = all.getInt();
+        int expected = all.getInt();
+        if (length < 0 || length > all.remaining()) {
+          problem = "torn record of " + length + " bytes";
+          break;
+        }
+        byte[] payload = new byte[length];
+        all.get(payload);
+        CRC32 check = new CRC32();
+        check.update(payload);
+        if ((int) check.getValue() != expected) {
+          problem = "checksum mismatch";
+          break;
+        }
+        into.add(decode(ByteBuffer.wrap(payload)));
+        good = all.position();
+      }
+      if (problem != null) {
+        if (!last) {
+          throw new StorageException("Cannot recover CDC write-ahead log: corrupt record in " + file
+              + " at offset " + good + ": " + problem);
+        }
+        LOG.warn("Cutting off the unacknowledged tail of {} at offset {}: {}", file, good, problem);
+        channel.truncate(good);
+        channel.force(true);
+      }
+    } catch (IOException e) {
+      throw new StorageException("Cannot recover CDC write-ahead log: " + file + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** Appends one entry; it is with the operating system (and on disk under EVERY_ENTRY) on return. */
+  void append(Logged logged) {
+    try {
+      if (current == null) {
+        open(logged.seq());
+      }
+      encode(logged);
+      ByteBuffer frame = buffer;
+      if (hooks != Hooks.NONE && frame.remaining() > 16) {
+        int half = frame.limit() / 2;
+        int limit = frame.limit();
+        frame.limit(half);
+        writeFully(frame);
+        hooks.at("wal.torn");
+        frame.limit(limit);
+      }
+      writeFully(frame);
+      bytesWritten += frame.limit();
+      currentSegment.lastSeq = logged.seq();
+      if (fsync == FsyncPolicy.EVERY_ENTRY) {
+        current.force(false);
+      }
+    } catch (IOException e) {
+      throw new StorageException("Cannot append to CDC write-ahead log: " + dir + ": " + e.getMessage(), e);
+    }
+  }
+
+  private void writeFully(ByteBuffer frame) throws IOException {
+    while (frame.hasRemaining()) {
+      current.write(frame);
+    }
+  }
+
+  private void open(long firstSeq) throws IOException {
+    Path path = dir.resolve(String.format("%s%020d%s", PREFIX, firstSeq, SUFFIX));
+    current = FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.APPEND);
+    currentSegment = new Segment(path, firstSeq, firstSeq - 1);
+    if (fsync != FsyncPolicy.NONE) {
+      syncDirectory();
+    }
+  }
+
+  /** Closes the current segment (syncing it unless the policy is NONE); the next append opens a new one. */
+  void roll() {
+    if (current == null) {
+      return;
+    }
+    try {
+      if (fsync == FsyncPolicy.EVERY_BATCH) {
+        current.force(false);
+      }
+      current.close();
+    } catch (IOException e) {
+      throw new StorageException("Cannot close CDC write-ahead log segment: " + currentSegment.path + ": " + e.getMessage(), e);
+    } finally {
+      current = null;
+    }
+    if (currentSegment.lastSeq >= currentSegment.firstSeq) {
+      segments.put(currentSegment.firstSeq, currentSegment);
+    } else {
+      deleteQuietly(currentSegment.path);
+    }
+    currentSegment = null;
+  }
+
+  /** Deletes every closed segment whose entries are all at or below {@code committedSeq}. */
+  int deleteThrough(long committedSeq) {
+    int deleted = 0;
+    Iterator<Map.Entry<Long, Segment>> it = segments.entrySet().iterator();
+    while (it.hasNext()) {
+      Segment segment = it.next().getValue();
+      if (segment.lastSeq > committedSeq) {
+        break;
+      }
+      try {
+        Files.deleteIfExists(segment.path);
+      } catch (IOException e) {
+        LOG.warn("Cannot delete committed CDC write-ahead log segment {}: {}", segment.path, e.toString());
+        break;
+      }
+      it.remove();
+      deleted++;
+    }
+    return deleted;
+  }
+
+  /** Segments on disk (closed plus the open one). */
+  int segmentCount() {
+    return segments.size() + (current == null ? 0 : 1);
+  }
+
+  long bytesWritten() {
+    return bytesWritten;
+  }
+
+  Optional<Long> highestLoggedSequence() {
+    if (currentSegment != null && currentSegment.lastSeq >= currentSegment.firstSeq) {
+      return Optional.of(currentSegment.lastSeq);
+    }
+    return segments.isEmpty() ? Optional.empty() : Optional.of(segments.lastEntry().getValue().lastSeq);
+  }
+
+  @Override
+  public void close() {
+    try {
+      if (current != null) {
+        if (fsync != FsyncPolicy.NONE) {
+          current.force(false);
+        }
+        current.close();
+        current = null;
+      }
+    } catch (IOException e) {
+      LOG.warn("Cannot close CDC write-ahead log {}: {}", dir, e.toString());
+    }
+    try {
+      lock.release();
+      lockChannel.close();
+    } catch (IOException e) {
+      LOG.warn("Cannot release CDC write-ahead log lock {}: {}", dir, e.toString());
+    }
+  }
+
+  private void syncDirectory() {
+    try (FileChannel d = FileChannel.open(dir, StandardOpenOption.READ)) {
+      d.force(true);
+    } catch (IOException e) {
+      // not every platform can sync a directory; the segment itself is synced
+    }
+  }
+
+  private static long firstSeqOf(Path file) {
+    String name = file.getFileName().toString();
+    return Long.parseLong(name.substring(PREFIX.length(), name.length() - SUFFIX.length()));
+  }
+
+  private static void deleteQuietly(Path file) {
+    try {
+      Files.deleteIfExists(file);
+    } catch (IOException e) {
+      LOG.warn("Cannot delete {}: {}", file, e.toString());
+    }
+  }
+
+  // ---- encoding
+
+  private void encode(Logged logged) {
+    CdcEntry e = logged.entry;
+    byte[] collection = e.collection().getBytes(StandardCharsets.UTF_8);
+    byte[] docId = e.docId().getBytes(StandardCharsets.UTF_8);
+    byte[] txn = e.transactionId().map(t -> t.getBytes(StandardCharsets.UTF_8)).orElse(null);
+    byte[] before = logged.beforeJson == null ? null : logged.beforeJson.getBytes(StandardCharsets.UTF_8);
+    byte[] after = logged.afterJson == null ? null : logged.afterJson.getBytes(StandardCharsets.UTF_8);
+    int payload = 8 + 1 + 8 + 4 * 5 + collection.length + docId.length + len(txn) + len(before) + len(after);
+    if (buffer.capacity() < payload + 8) {
+      buffer = ByteBuffer.allocate(Math.max(payload + 8, buffer.capacity() * 2));
+    }
+    ByteBuffer b = buffer;
+    b.clear();
+    b.position(8);
+    b.putLong(e.sequenceId());
+    b.put((byte) e.operation().ordinal());
+    b.putLong(logged.acceptedMillis);
+    putBytes(b, collection);
+    putBytes(b, docId);
+    putBytes(b, txn);
+    putBytes(b, before);
+    putBytes(b, after);
+    int end = b.position();
+    crc.reset();
+    crc.update(b.array(), 8, end - 8);
+    b.putInt(0, end - 8);
+    b.putInt(4, (int) crc.getValue());
+    b.position(0);
+    b.limit(end);
+  }
+
+  private static int len(byte[] bytes) {
+    return bytes == null ? 0 : bytes.length;
+  }
+
+  private static void putBytes(ByteBuffer b, byte[] bytes) {
+    if (bytes == null) {
+      b.putInt(-1);
+    } else {
+      b.putInt(bytes.length);
+      b.put(bytes);
+    }
+  }
+
+  private static String getString(ByteBuffer b) {
+    int n = b.getInt();
+    if (n < 0) {
+      return null;
+    }
+    String s = new String(b.array(), b.arrayOffset() + b.position(), n, StandardCharsets.UTF_8);
+    b.position(b.position() + n);
+    return s;
+  }
+
+  private static Logged decode(ByteBuffer b) {
+    long seq = b.getLong();
+    CdcOperation op = CdcOperation.values()[b.get()];
+    long accepted = b.getLong();
+    String collection = getString(b);
+    String docId = getString(b);
+    String txn = getString(b);
+    String before = getString(b);
+    String after = getString(b);
+    CdcEntry entry = new CdcEntry(seq, op, collection, docId, "", before == null ? Optional.empty() : Optional.of(Json.read(before)),
+        after == null ? Optional.empty() : Optional.of(Json.read(after)), Optional.ofNullable(txn));
+    return new Logged(entry, accepted, before, after);
+  }
+}

@@ -1,0 +1,185 @@
+package dev.featurestore.cdc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.featurestore.FeatureStore;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.apache.iceberg.data.Record;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * Real process death: a child JVM streams entries, acknowledging each accepted sequence on
+ * stdout, and is killed with SIGKILL ({@code Process.destroyForcibly()}) while paused at a named
+ * point (a hook), or after a random delay. After a restart in this JVM, the tables hold every
+ * acknowledged entry exactly once: the change log holds sequences 1..M with M the last
+ * acknowledged one or the one in flight when the child died, and the current state equals the
+ * model after M.
+ */
+@Execution(ExecutionMode.CONCURRENT)
+class CdcCrashTest {
+  private static final long TOTAL = 40;
+  private static final int BATCH = 7;
+
+  @TempDir Path dir;
+
+  /** One child run: what it acknowledged and how it ended. */
+  record Run(List<Long> acked, boolean paused, boolean done) {
+    long maxAcked() {
+      return acked.stream().mapToLong(Long::longValue).max().orElse(0);
+    }
+  }
+
+  private Run runChild(String mode, String point, int occurrence, long killAfterMillis) throws Exception {
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    ProcessBuilder pb = new ProcessBuilder(java, "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xshare:auto", "-Xmx256m",
+        "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
+        "-cp", System.getProperty("java.class.path"), CdcCrashChild.class.getName(),
+        dir.resolve("store").toString(), dir.resolve("wal").toString(), mode, point, Integer.toString(occurrence),
+        Long.toString(TOTAL), Integer.toString(BATCH));
+    pb.redirectError(ProcessBuilder.Redirect.appendTo(dir.resolve("child-stderr.log").toFile()));
+    Process child = pb.start();
+    List<Long> acked = new CopyOnWriteArrayList<>();
+    boolean paused = false;
+    boolean done = false;
+    long startedAt = 0;
+    try (BufferedReader lines = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
+      long deadline = System.currentTimeMillis() + 90_000;
+      String line;
+      while ((line = lines.readLine()) != null) {
+        if (line.startsWith("ACK ")) {
+          acked.add(Long.parseLong(line.substring(4)));
+        } else if (line.startsWith("STARTED")) {
+          startedAt = System.currentTimeMillis();
+        } else if (line.startsWith("PAUSED")) {
+          paused = true;
+          break;
+        } else if (line.equals("DONE")) {
+          done = true;
+          break;
+        }
+        if (killAfterMillis >= 0 && startedAt > 0 && System.currentTimeMillis() - startedAt >= killAfterMillis) {
+          break;
+        }
+        if (System.currentTimeMillis() > deadline) {
+          break;
+        }
+      }
+      child.destroyForcibly(); // SIGKILL on Linux
+      assertThat(child.waitFor(30, TimeUnit.SECONDS)).isTrue();
+    }
+    return new Run(acked, paused, done);
+  }
+
+  /** Restarts in this JVM, flushes, closes, and checks exactly-once against everything acknowledged. */
+  private void restartAndVerify(String mode, Set<Long> acked) {
+    try (FeatureStore store = FeatureStore.openLocal(dir.resolve("store"))) {
+      try (CdcPipeline cdc = CdcCrashChild.pipeline(store, dir.resolve("wal"), mode, BATCH).build()) {
+        cdc.flush();
+        assertThat(cdc.metrics().pending()).isZero();
+      }
+      long maxAcked = acked.stream().mapToLong(Long::longValue).max().orElse(0);
+      long last;
+      if (!mode.equals("STATE")) {
+        List<Long> seqs = CdcTestSupport.sequences(store, CdcTestSupport.LOG);
+        assertThat(new HashSet<>(seqs)).as("no duplicates in the change log").hasSize(seqs.size());
+        assertThat(seqs).as("every acknowledged entry").containsAll(acked);
+        last = seqs.stream().mapToLong(Long::longValue).max().orElse(0);
+        assertThat(last).as("at most the entry in flight beyond the acknowledged").isBetween(maxAcked, maxAcked + 1);
+        assertThat(seqs).as("contiguous").hasSize((int) last);
+        for (Record r : CdcTestSupport.rows(store, CdcTestSupport.LOG)) {
+          long seq = (Long) r.getField("seq");
+          assertThat(r.getField("doc_id")).isEqualTo(CdcCrashChild.docId(seq));
+          assertThat(r.getField("collection")).isEqualTo(CdcCrashChild.collection(seq));
+        }
+      } else {
+        last = -1;
+      }
+      if (!mode.equals("LOG")) {
+        Map<String, Record> state = CdcTestSupport.state(store, CdcTestSupport.STATE); // fails on a duplicate
+        Map<String, Long> actual = new TreeMap<>();
+        state.forEach((k, r) -> actual.put(k, ((Number) r.getField("k")).longValue()));
+        if (last >= 0) {
+          assertThat(actual).isEqualTo(CdcCrashChild.model(last));
+        } else {
+          assertThat(actual).isIn(CdcCrashChild.model(maxAcked), CdcCrashChild.model(maxAcked + 1));
+        }
+      }
+    }
+    try (Stream<Path> segments = Files.list(dir.resolve("wal").resolve("crash"))) {
+      assertThat(segments.filter(p -> p.getFileName().toString().startsWith("wal-")))
+          .as("every committed write-ahead log segment is deleted").isEmpty();
+    } catch (IOException e) {
+      throw new AssertionError(e);
+    }
+  }
+
+  @ParameterizedTest(name = "{0} killed at {1} #{2}")
+  @CsvSource({
+      "LOG, wal.torn, 5",
+      "LOG, flush.mid-write, 2",
+      "LOG, flush.files-written, 2",
+      "LOG, commit.before, 2",
+      "LOG, io.manifest-list, 2",
+      "LOG, io.metadata-json, 4",
+      "LOG, commit.after, 1",
+      "LOG, wal.truncated, 2",
+      "STATE, wal.torn, 9",
+      "STATE, flush.mid-write, 2",
+      "STATE, flush.files-written, 3",
+      "STATE, commit.before, 2",
+      "STATE, io.metadata-json, 4",
+      "STATE, commit.after, 2",
+      "BOTH, commit.after, 1",
+      "BOTH, commit.after, 2",
+      "BOTH, commit.before, 2",
+      "BOTH, io.metadata-json, 5",
+  })
+  void killedAtNamedPoint_restart_holdsExactlyTheAcknowledgedEntries(String mode, String point, int occurrence) throws Exception {
+    Run run = runChild(mode, point, occurrence, -1);
+
+    assertThat(run.paused()).as("child reached " + point).isTrue();
+    restartAndVerify(mode, new HashSet<>(run.acked()));
+  }
+
+  @Test
+  void killedTwice_secondTimeDuringRecovery_restart_holdsExactlyTheAcknowledgedEntries() throws Exception {
+    Run first = runChild("BOTH", "commit.after", 1, -1);
+    Run second = runChild("BOTH", "recovery.loaded", 1, -1);
+
+    assertThat(first.paused()).isTrue();
+    assertThat(second.paused()).isTrue();
+    assertThat(second.acked()).isEmpty();
+    restartAndVerify("BOTH", new HashSet<>(first.acked()));
+  }
+
+  @Test
+  void killedAtRandomTimes_threeRunsInARow_holdsExactlyTheAcknowledgedEntries() throws Exception {
+    Random random = new Random(42);
+    Set<Long> acked = new HashSet<>();
+    for (int i = 0; i < 3; i++) {
+      Run run = runChild("BOTH", "none", 1, random.nextInt(400));
+      acked.addAll(run.acked());
+    }
+    restartAndVerify("BOTH", acked);
+  }
+}
