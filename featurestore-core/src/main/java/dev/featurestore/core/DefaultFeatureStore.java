@@ -265,7 +265,9 @@ final class DefaultFeatureStore implements FeatureStore {
       Namespace ns = Namespace.of(namespace);
       if (!namespaces.namespaceExists(ns)) {
         try {
-          namespaces.createNamespace(ns, Map.of());
+          // a mutable map: Iceberg's REST client probes it with containsKey(null), which
+          // Map.of() answers with a NullPointerException
+          namespaces.createNamespace(ns, new HashMap<>());
         } catch (org.apache.iceberg.exceptions.AlreadyExistsException e) {
           // created concurrently
         }

@@ -2,6 +2,7 @@ package dev.featurestore.core.catalog;
 
 import dev.featurestore.FeatureStoreConfig;
 import dev.featurestore.StorageException;
+import dev.featurestore.core.storage.LocalFileIO;
 import java.util.HashMap;
 import java.util.Map;
 import org.apache.iceberg.CatalogProperties;
@@ -54,7 +55,10 @@ public final class SharedCatalogs {
 
   /**
    * An Iceberg {@link RESTCatalog} at {@link FeatureStoreConfig#catalogUri()}; the catalog
-   * properties (warehouse, token, credential, io-impl, ...) are passed as they are.
+   * properties (warehouse, token, credential, io-impl, ...) are passed as they are. The REST
+   * catalog opens its own FileIO from {@code io-impl}: the library's local FileIO unless the store
+   * is on object storage (then Iceberg's default, which resolves {@code s3://} to S3FileIO and
+   * takes {@code s3.*} properties from the caller or the server).
    */
   public static Catalog rest(FeatureStoreConfig config) {
     String uri = config.catalogUri().orElseThrow(() -> new IllegalStateException("Cannot open REST catalog: no URI"));
@@ -62,7 +66,20 @@ public final class SharedCatalogs {
     props.put(CatalogProperties.URI, uri);
     props.put(CatalogProperties.TABLE_DEFAULT_PREFIX + TableProperties.COMMIT_NUM_RETRIES,
         Integer.toString(config.commitRetries()));
+    if (config.objectStorage().isEmpty() && config.fileIO().isEmpty()) {
+      // tables on a local or shared disk: our NIO FileIO rather than Hadoop's (no .crc files);
+      // an io-impl of the caller, or an override of the server, still wins
+      props.put(CatalogProperties.FILE_IO_IMPL, LocalFileIO.class.getName());
+    }
     props.putAll(config.catalogProperties());
+    if ((props.containsKey("token") || props.containsKey("credential")) && !props.containsKey("rest.auth.type")) {
+      props.put("rest.auth.type", "oauth2"); // what Iceberg infers anyway, said explicitly
+    }
+    if (props.containsKey("token") && !props.containsKey("credential") && !props.containsKey("oauth2-server-uri")) {
+      // a bearer token alone never fetches one; name the endpoint Iceberg would fall back to
+      // (only used to refresh) so it does not warn on every open
+      props.put("oauth2-server-uri", uri.replaceAll("/+$", "") + "/v1/oauth/tokens");
+    }
     RESTCatalog catalog = new RESTCatalog();
     try {
       catalog.initialize(EmbeddedCatalog.CATALOG_NAME, props);
