@@ -4,6 +4,7 @@
 //DEPS dev.featurestore:featurestore-bom:0.1.0-SNAPSHOT@pom
 //DEPS dev.featurestore:featurestore-core
 //DEPS org.slf4j:slf4j-simple:2.0.17
+//JAVA_OPTIONS -Dorg.slf4j.simpleLogger.defaultLogLevel=warn -Dorg.slf4j.simpleLogger.log.dev.featurestore=info
 
 // The featurestore quickstart as a JBang script. After `./mvnw -B -DskipTests install` in the
 // repository root (which puts the 0.1.0-SNAPSHOT artifacts in your local Maven repository, where
