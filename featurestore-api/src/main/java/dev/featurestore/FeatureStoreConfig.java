@@ -45,6 +45,21 @@ public final class FeatureStoreConfig {
   private final int defaultFormatVersion;
   private final Map<String, String> catalogProperties;
   private final Map<String, String> tableDefaults;
+  private final CatalogKind catalogKind;
+  private final String catalogUri;
+  private final MetricsListener metricsListener;
+
+  /** Which catalog a store commits through. */
+  public enum CatalogKind {
+    /** The embedded default: Iceberg's JDBC catalog on a local SQLite file. One host. */
+    EMBEDDED_SQLITE,
+    /** Iceberg's JDBC catalog on a database server (PostgreSQL): several hosts and processes. */
+    JDBC,
+    /** An Iceberg REST catalog (R2 Data Catalog, Polaris, Nessie, Lakekeeper, ...). */
+    REST,
+    /** A catalog object the caller passed to {@link Builder#catalog(Catalog)}. */
+    CUSTOM
+  }
 
   private FeatureStoreConfig(Builder builder) {
     this.root = builder.root;
@@ -58,6 +73,9 @@ public final class FeatureStoreConfig {
     this.defaultFormatVersion = builder.defaultFormatVersion;
     this.catalogProperties = Collections.unmodifiableMap(new LinkedHashMap<>(builder.catalogProperties));
     this.tableDefaults = Collections.unmodifiableMap(new LinkedHashMap<>(builder.tableDefaults));
+    this.catalogKind = builder.catalog != null ? CatalogKind.CUSTOM : builder.catalogKind;
+    this.catalogUri = builder.catalogUri;
+    this.metricsListener = builder.metricsListener;
   }
 
   public static Builder builder() {
@@ -78,6 +96,9 @@ public final class FeatureStoreConfig {
     builder.defaultFormatVersion = defaultFormatVersion;
     builder.catalogProperties.putAll(catalogProperties);
     builder.tableDefaults.putAll(tableDefaults);
+    builder.catalogKind = catalogKind == CatalogKind.CUSTOM ? CatalogKind.EMBEDDED_SQLITE : catalogKind;
+    builder.catalogUri = catalogUri;
+    builder.metricsListener = metricsListener;
     return builder;
   }
 
@@ -86,8 +107,11 @@ public final class FeatureStoreConfig {
     return Optional.ofNullable(root);
   }
 
-  /** The SQLite catalog file: set explicitly, or {@code <root>/catalog.db}. */
+  /** The SQLite catalog file: set explicitly, or {@code <root>/catalog.db}; empty for other catalogs. */
   public Optional<Path> catalogFile() {
+    if (catalogKind != CatalogKind.EMBEDDED_SQLITE) {
+      return Optional.empty();
+    }
     if (catalogFile != null) {
       return Optional.of(catalogFile);
     }
@@ -111,6 +135,25 @@ public final class FeatureStoreConfig {
   /** A caller-supplied Iceberg catalog used instead of the embedded SQLite catalog. */
   public Optional<Catalog> catalog() {
     return Optional.ofNullable(catalog);
+  }
+
+  /** Which catalog the store commits through. */
+  public CatalogKind catalogKind() {
+    return catalogKind;
+  }
+
+  /**
+   * The JDBC URL ({@link CatalogKind#JDBC}) or the REST endpoint ({@link CatalogKind#REST}) of the
+   * catalog; empty for the embedded and custom catalogs. Credentials are kept in
+   * {@link #catalogProperties()}, not here.
+   */
+  public Optional<String> catalogUri() {
+    return Optional.ofNullable(catalogUri);
+  }
+
+  /** The listener that receives scan and commit reports, if set. */
+  public Optional<MetricsListener> metricsListener() {
+    return Optional.ofNullable(metricsListener);
   }
 
   /** A caller-supplied FileIO used instead of the local-disk FileIO. */
@@ -151,7 +194,9 @@ public final class FeatureStoreConfig {
     return "FeatureStoreConfig{root=" + root
         + ", catalogFile=" + catalogFile().orElse(null)
         + ", warehouse=" + warehouseLocation().orElse(null)
-        + ", catalog=" + (catalog == null ? "embedded-sqlite" : catalog.name())
+        + ", catalog=" + (catalog != null ? catalog.name()
+            : catalogKind == CatalogKind.EMBEDDED_SQLITE ? "embedded-sqlite"
+            : catalogKind.name().toLowerCase(java.util.Locale.ROOT) + " " + withoutSecrets(catalogUri))
         + ", fileIO=" + (fileIO != null ? fileIO.getClass().getSimpleName() : objectStorage != null ? "s3" : "local")
         + (objectStorage == null ? "" : ", objectStorage=" + objectStorage)
         + ", commitRetries=" + commitRetries
@@ -159,6 +204,24 @@ public final class FeatureStoreConfig {
         + ", defaultFormatVersion=" + defaultFormatVersion
         + ", catalogPropertyKeys=" + catalogProperties.keySet()
         + ", tableDefaults=" + tableDefaults.keySet() + "}";
+  }
+
+  /** A catalog URI without user info or query, which may carry credentials. */
+  private static String withoutSecrets(String uri) {
+    if (uri == null) {
+      return null;
+    }
+    String printed = uri;
+    int query = printed.indexOf('?');
+    if (query >= 0) {
+      printed = printed.substring(0, query) + "?...";
+    }
+    int scheme = printed.indexOf("://");
+    int at = printed.indexOf('@');
+    if (scheme >= 0 && at > scheme) {
+      printed = printed.substring(0, scheme + 3) + "..." + printed.substring(at);
+    }
+    return printed;
   }
 
   /** Builds a {@link FeatureStoreConfig} and opens stores from it. Not thread-safe. */
@@ -174,6 +237,9 @@ public final class FeatureStoreConfig {
     private int defaultFormatVersion = 2;
     private final Map<String, String> catalogProperties = new LinkedHashMap<>();
     private final Map<String, String> tableDefaults = new LinkedHashMap<>();
+    private CatalogKind catalogKind = CatalogKind.EMBEDDED_SQLITE;
+    private String catalogUri;
+    private MetricsListener metricsListener;
 
     private Builder() {}
 
@@ -232,6 +298,75 @@ public final class FeatureStoreConfig {
       return this;
     }
 
+    /**
+     * Commits through Iceberg's JDBC catalog on a database server (PostgreSQL; the driver comes
+     * with featurestore-core), so that several processes on several hosts can write the same
+     * tables: each commit is a compare-and-swap of the table's metadata location in the
+     * database, and a writer that loses the race retries ({@link #commitRetries(int)}). The store
+     * opens and closes the catalog. Tables live in {@link #warehouseLocation(String)} (or
+     * {@code <root>/warehouse}, or the object storage bucket), which every writer must reach.
+     * The password is kept out of {@code toString()}.
+     *
+     * <pre>{@code
+     * FeatureStore.builder()
+     *     .jdbcCatalog("jdbc:postgresql://db.internal:5432/features", "featurestore", password)
+     *     .objectStorage(ObjectStorage.fromEnvironment())
+     *     .build();
+     * }</pre>
+     */
+    public Builder jdbcCatalog(String jdbcUrl, String user, String password) {
+      requireNonNull(jdbcUrl, "jdbcUrl is null");
+      requireNonNull(user, "user is null");
+      requireNonNull(password, "password is null");
+      if (!jdbcUrl.startsWith("jdbc:")) {
+        throw new IllegalArgumentException("Cannot set JDBC catalog: URL does not start with jdbc: " + withoutSecrets(jdbcUrl));
+      }
+      if (jdbcUrl.startsWith("jdbc:sqlite:")) {
+        throw new IllegalArgumentException(
+            "Cannot set JDBC catalog: SQLite is the embedded catalog: use catalogFile(path) instead: " + jdbcUrl);
+      }
+      this.catalogKind = CatalogKind.JDBC;
+      this.catalogUri = jdbcUrl;
+      catalogProperties.put("jdbc.user", user);
+      catalogProperties.put("jdbc.password", password);
+      return this;
+    }
+
+    /**
+     * Commits through an Iceberg REST catalog at {@code uri} (for example R2 Data Catalog,
+     * Apache Polaris, Nessie or Lakekeeper). Pass what the server needs with
+     * {@link #catalogProperty(String, String)}: {@code warehouse}, {@code token} (a bearer token)
+     * or {@code credential} ({@code client_id:client_secret} for OAuth2), {@code scope}. Their
+     * values are kept out of {@code toString()}. The store opens and closes the catalog; the
+     * server decides where tables live.
+     *
+     * <pre>{@code
+     * FeatureStore.builder()
+     *     .restCatalog("https://catalog.example.com/api/catalog")
+     *     .catalogProperty("warehouse", "features")
+     *     .catalogProperty("token", System.getenv("CATALOG_TOKEN"))
+     *     .build();
+     * }</pre>
+     */
+    public Builder restCatalog(String uri) {
+      requireNonNull(uri, "uri is null");
+      if (!uri.startsWith("http://") && !uri.startsWith("https://")) {
+        throw new IllegalArgumentException("Cannot set REST catalog: URI is not http(s): " + withoutSecrets(uri));
+      }
+      this.catalogKind = CatalogKind.REST;
+      this.catalogUri = uri;
+      return this;
+    }
+
+    /**
+     * Receives Iceberg's scan and commit reports of every table of the store, as
+     * {@link ScanMetrics} and {@link CommitMetrics}.
+     */
+    public Builder metricsListener(MetricsListener listener) {
+      this.metricsListener = requireNonNull(listener, "listener is null");
+      return this;
+    }
+
     /** Optimistic commit retries per operation (default 20). */
     public Builder commitRetries(int commitRetries) {
       if (commitRetries < 0 || commitRetries > 1000) {
@@ -280,6 +415,26 @@ public final class FeatureStoreConfig {
 
     /** The configuration, checked. */
     public FeatureStoreConfig config() {
+      if (catalogKind != CatalogKind.EMBEDDED_SQLITE) {
+        if (catalog != null) {
+          throw new IllegalStateException(
+              "Cannot configure feature store: catalog(...) and " + kindSetter() + " are exclusive");
+        }
+        if (catalogFile != null) {
+          throw new IllegalStateException(
+              "Cannot configure feature store: catalogFile(...) and " + kindSetter() + " are exclusive");
+        }
+        if (catalogKind == CatalogKind.JDBC && root == null && warehouseLocation == null && objectStorage == null) {
+          throw new IllegalStateException(
+              "Cannot configure feature store: the JDBC catalog needs a warehouse: set warehouseLocation(...), objectStorage(...) or root(dir)");
+        }
+        if (objectStorage != null && warehouseLocation != null
+            && !warehouseLocation.startsWith("s3://" + objectStorage.bucket() + "/")) {
+          throw new IllegalStateException(
+              "Cannot configure feature store: warehouse location is outside the object storage bucket: " + warehouseLocation);
+        }
+        return new FeatureStoreConfig(this);
+      }
       if (objectStorage != null && catalog == null && root == null && catalogFile == null) {
         throw new IllegalStateException(
             "Cannot configure feature store: object storage keeps the catalog local: set root(dir) or catalogFile(path)");
@@ -302,6 +457,10 @@ public final class FeatureStoreConfig {
             "Cannot configure feature store: catalogFile(...) and catalog(...) are exclusive");
       }
       return new FeatureStoreConfig(this);
+    }
+
+    private String kindSetter() {
+      return catalogKind == CatalogKind.JDBC ? "jdbcCatalog(...)" : "restCatalog(...)";
     }
 
     /** Opens a store with this configuration. The caller must close it. */

@@ -17,6 +17,8 @@ import dev.featurestore.TableNotFoundException;
 import dev.featurestore.ValidationException;
 import dev.featurestore.core.catalog.CatalogRecovery;
 import dev.featurestore.core.catalog.EmbeddedCatalog;
+import dev.featurestore.core.catalog.SharedCatalogs;
+import dev.featurestore.core.metrics.ListenerReporter;
 import dev.featurestore.core.objects.S3ObjectBrowser;
 import dev.featurestore.core.storage.LocalFileIO;
 import dev.featurestore.core.storage.s3.ObjectStorageErrors;
@@ -41,6 +43,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
+import org.apache.iceberg.BaseTable;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.catalog.Catalog;
@@ -52,6 +55,8 @@ import org.apache.iceberg.exceptions.NoSuchTableException;
 import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.io.FileInfo;
 import org.apache.iceberg.io.SupportsPrefixOperations;
+import org.apache.iceberg.metrics.MetricsReporter;
+import org.apache.iceberg.metrics.MetricsReporters;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -102,6 +107,14 @@ final class DefaultFeatureStore implements FeatureStore {
       Catalog catalog;
       if (config.catalog().isPresent()) {
         catalog = config.catalog().get();
+      } else if (config.catalogKind() == FeatureStoreConfig.CatalogKind.JDBC) {
+        config.warehouseLocation().filter(w -> !w.contains("://")).map(LocalFileIO::toPath)
+            .ifPresent(DefaultFeatureStore::createDirectory);
+        catalog = SharedCatalogs.jdbc(config, io);
+        owned.push((Closeable) catalog);
+      } else if (config.catalogKind() == FeatureStoreConfig.CatalogKind.REST) {
+        catalog = SharedCatalogs.rest(config);
+        owned.push((Closeable) catalog);
       } else {
         config.warehouseLocation().filter(w -> !w.contains("://")).map(LocalFileIO::toPath)
             .ifPresent(DefaultFeatureStore::createDirectory);
@@ -113,6 +126,8 @@ final class DefaultFeatureStore implements FeatureStore {
       owned.push(workers::shutdownNow);
       DefaultFeatureStore store = new DefaultFeatureStore(config, catalog, io, workers);
       store.owned.addAll(owned);
+      LOG.info("Opened feature store: catalog {}, warehouse {}", describeCatalog(config),
+          config.warehouseLocation().orElse("(decided by the catalog)"));
       LOG.debug("Opened feature store: {}", config);
       return store;
     } catch (RuntimeException e) {
@@ -122,6 +137,18 @@ final class DefaultFeatureStore implements FeatureStore {
       }
       throw ObjectStorageErrors.translate(e, "open feature store").map(RuntimeException.class::cast)
           .orElseGet(() -> new StorageException("Cannot open feature store: " + e.getMessage(), e));
+    }
+  }
+
+  private static String describeCatalog(FeatureStoreConfig config) {
+    switch (config.catalogKind()) {
+      case EMBEDDED_SQLITE:
+        return "sqlite " + config.catalogFile().map(Path::toString).orElse("?");
+      case CUSTOM:
+        return config.catalog().map(c -> c.getClass().getSimpleName() + " " + c.name()).orElse("custom");
+      default:
+        return config.catalogKind().name().toLowerCase(java.util.Locale.ROOT) + " "
+            + config.catalogUri().map(SharedCatalogs::printable).orElse("?");
     }
   }
 
@@ -238,7 +265,9 @@ final class DefaultFeatureStore implements FeatureStore {
       Namespace ns = Namespace.of(namespace);
       if (!namespaces.namespaceExists(ns)) {
         try {
-          namespaces.createNamespace(ns, Map.of());
+          // a mutable map: Iceberg's REST client probes it with containsKey(null), which
+          // Map.of() answers with a NullPointerException
+          namespaces.createNamespace(ns, new HashMap<>());
         } catch (org.apache.iceberg.exceptions.AlreadyExistsException e) {
           // created concurrently
         }
@@ -353,9 +382,25 @@ final class DefaultFeatureStore implements FeatureStore {
     throw new IllegalArgumentException("Cannot unwrap feature store: no object of type: " + type.getName());
   }
 
-  private FeatureTable wrap(TableId id, Table table) {
+  private FeatureTable wrap(TableId id, Table loaded) {
+    Table table = withMetricsListener(id, loaded);
     ReentrantLock lock = commitLocks.computeIfAbsent(id, k -> new ReentrantLock());
     return new DefaultFeatureTable(new TableHandle(id, table, table.io(), lock, config, workers));
+  }
+
+  /**
+   * The table reporting its scans and commits to the configured listener as well as to the
+   * catalog's own reporter. Only plain {@link BaseTable}s are re-wrapped: a catalog's own table
+   * subclass (server-side scan planning, for example) is left as it is.
+   */
+  private Table withMetricsListener(TableId id, Table table) {
+    if (config.metricsListener().isEmpty() || table.getClass() != BaseTable.class) {
+      return table;
+    }
+    BaseTable base = (BaseTable) table;
+    MetricsReporter reporter = MetricsReporters.combine(
+        base.reporter(), new ListenerReporter(id, config.metricsListener().get()));
+    return new BaseTable(base.operations(), base.name(), reporter);
   }
 
   static TableIdentifier identifier(TableId id) {
@@ -371,6 +416,7 @@ final class DefaultFeatureStore implements FeatureStore {
   @Override
   public void close() {
     if (closed.compareAndSet(false, true)) {
+      LOG.debug("Closing feature store: {}", config);
       closeAll(owned);
       try {
         workers.awaitTermination(5, TimeUnit.SECONDS);

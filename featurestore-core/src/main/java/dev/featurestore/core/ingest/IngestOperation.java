@@ -416,6 +416,14 @@ public final class IngestOperation implements Ingest {
       if (listener != null) {
         listener.onProgress(new IngestProgress(rows.get(), files.size(), bytes, elapsed, true));
       }
+      if (snapshotId.isPresent()) {
+        LOG.info("Committed ingest into {}: {} rows in {} files ({} bytes){}, snapshot {}, {} ms", handle.id(),
+            rows.get(), files.size(), bytes, addedColumns.isEmpty() ? "" : ", added columns " + addedColumns,
+            snapshotId.getAsLong(), elapsed.toMillis());
+      } else {
+        LOG.debug("Ingest into {} committed nothing ({}): {} rows, {} ms", handle.id(),
+            dryRun ? "dry run" : "no rows", rows.get(), elapsed.toMillis());
+      }
       return new IngestResult(snapshotId, rows.get(), snapshotId.isPresent() ? files.size() : 0,
           snapshotId.isPresent() ? bytes : 0, addedColumns, elapsed);
     }

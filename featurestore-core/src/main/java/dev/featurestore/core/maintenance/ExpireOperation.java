@@ -17,6 +17,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.ExpireSnapshots;
 import org.apache.iceberg.ManifestFile;
@@ -34,6 +36,8 @@ import org.apache.iceberg.io.FileIO;
  * each file it deletes by kind and size before deleting it.
  */
 final class ExpireOperation implements SnapshotExpiry {
+  private static final Logger LOG = LoggerFactory.getLogger(ExpireOperation.class);
+
   private final TableHandle handle;
   private Integer retainLast;
   private Instant olderThan;
@@ -137,6 +141,7 @@ final class ExpireOperation implements SnapshotExpiry {
       before.remove(snapshot.snapshotId());
     }
     List<Long> expired = new ArrayList<>(before);
+    LOG.info("Expired {} snapshot(s) of table {}", expired.size(), handle.id());
     return counter.result(expired);
   }
 

@@ -10,6 +10,8 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.apache.iceberg.PartitionField;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
@@ -38,6 +40,8 @@ import org.apache.iceberg.types.Types;
  * several changes to the same table are serialized by the table's commit lock.
  */
 public final class SchemaChange implements SchemaEvolution {
+  private static final Logger LOG = LoggerFactory.getLogger(SchemaChange.class);
+
   private final TableHandle handle;
   /** The schema the steps were checked against (the table's schema when the change started). */
   private final Schema base;
@@ -209,6 +213,7 @@ public final class SchemaChange implements SchemaEvolution {
         return table.schema();
       });
       committed = true;
+      LOG.info("Evolved schema of table {}: {} change(s), schema id {}", handle.id(), steps.size(), result.schemaId());
       return result;
     } catch (CommitStateUnknownException e) {
       committed = true; // never retried blindly: the caller must check the table first

@@ -21,6 +21,8 @@ import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.TreeMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.SnapshotRef;
 import org.apache.iceberg.SnapshotSummary;
@@ -45,6 +47,8 @@ import org.apache.iceberg.util.SnapshotUtil;
  * <p>Thread safety: safe for concurrent use; it holds no state besides the table handle.
  */
 public final class Snapshots implements SnapshotManager {
+  private static final Logger LOG = LoggerFactory.getLogger(Snapshots.class);
+
   private final TableHandle handle;
 
   public Snapshots(TableHandle handle) {
@@ -122,6 +126,7 @@ public final class Snapshots implements SnapshotManager {
       Snapshot current = table.currentSnapshot();
       if (current == null || current.snapshotId() != snapshotId) {
         table.manageSnapshots().setCurrentSnapshot(snapshotId).commit();
+        LOG.info("Set current snapshot of table {} to {}", handle.id(), snapshotId);
       }
       return info(table.snapshot(snapshotId), table.currentSnapshot());
     });
@@ -393,6 +398,7 @@ public final class Snapshots implements SnapshotManager {
           + ": not an ancestor of the current snapshot (use setCurrent)");
     }
     table.manageSnapshots().rollbackTo(snapshotId).commit();
+    LOG.info("Rolled back table {} from snapshot {} to {}", table.name(), current.snapshotId(), snapshotId);
   }
 
   /**

@@ -1,0 +1,30 @@
+package dev.featurestore;
+
+/**
+ * Receives a report after every scan a table plans and every commit that lands, to forward to a
+ * metrics system (Micrometer, OpenTelemetry, a log). The reports are Iceberg's scan and commit
+ * reports, translated into this library's own records.
+ *
+ * <pre>{@code
+ * FeatureStore store = FeatureStore.builder()
+ *     .root(Path.of("my-store"))
+ *     .metricsListener(new MetricsListener() {
+ *       public void onCommit(CommitMetrics commit) {
+ *         registry.timer("featurestore.commit", "table", commit.table().toString()).record(commit.duration());
+ *       }
+ *     })
+ *     .build();
+ * }</pre>
+ *
+ * <p>Called on the thread that planned the scan or made the commit, after the fact: a slow
+ * listener slows that thread down, so hand heavy work to another thread. An exception thrown by a
+ * listener is logged and ignored; it never fails the scan or the commit. Implementations must be
+ * thread-safe: scans and commits of several tables may report at once.
+ */
+public interface MetricsListener {
+  /** Called once for every planned scan (a query, an export, a count). */
+  default void onScan(ScanMetrics scan) {}
+
+  /** Called once for every commit that landed (ingest, schema-changing ingest, compaction, ...). */
+  default void onCommit(CommitMetrics commit) {}
+}

@@ -1,0 +1,124 @@
+package dev.featurestore.core.catalog;
+
+import dev.featurestore.FeatureStoreConfig;
+import dev.featurestore.StorageException;
+import dev.featurestore.core.storage.LocalFileIO;
+import java.util.HashMap;
+import java.util.Map;
+import org.apache.iceberg.CatalogProperties;
+import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.catalog.Catalog;
+import org.apache.iceberg.io.FileIO;
+import org.apache.iceberg.jdbc.JdbcCatalog;
+import org.apache.iceberg.rest.RESTCatalog;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The catalogs for more than one host, opened from a {@link FeatureStoreConfig}: Iceberg's JDBC
+ * catalog on a database server (PostgreSQL) and the Iceberg REST catalog. The store owns and
+ * closes what these return.
+ */
+public final class SharedCatalogs {
+  private static final Logger LOG = LoggerFactory.getLogger(SharedCatalogs.class);
+
+  private SharedCatalogs() {}
+
+  /**
+   * Iceberg's {@link JdbcCatalog} on the database at {@link FeatureStoreConfig#catalogUri()}, its
+   * tables written through {@code io}. Every commit is a compare-and-swap of the table's metadata
+   * location in one row ({@code UPDATE ... WHERE metadata_location = <expected>}), so any number
+   * of processes may write; losers retry up to {@link FeatureStoreConfig#commitRetries()} times.
+   */
+  public static JdbcCatalog jdbc(FeatureStoreConfig config, FileIO io) {
+    String uri = config.catalogUri().orElseThrow(() -> new IllegalStateException("Cannot open JDBC catalog: no URL"));
+    String warehouse = config.warehouseLocation()
+        .orElseThrow(() -> new IllegalStateException("Cannot open JDBC catalog: no warehouse location"));
+    Map<String, String> props = new HashMap<>();
+    props.put(CatalogProperties.URI, uri);
+    props.put(CatalogProperties.WAREHOUSE_LOCATION, warehouse);
+    props.put("jdbc.schema-version", "V1");
+    props.put(CatalogProperties.CLIENT_POOL_SIZE, "2");
+    props.put(CatalogProperties.TABLE_DEFAULT_PREFIX + TableProperties.COMMIT_NUM_RETRIES,
+        Integer.toString(config.commitRetries()));
+    props.putAll(config.catalogProperties());
+    JdbcCatalog catalog = new JdbcCatalog(ignored -> io, null, true);
+    try {
+      catalog.initialize(EmbeddedCatalog.CATALOG_NAME, props);
+    } catch (RuntimeException e) {
+      closeQuietly(catalog);
+      throw new StorageException("Cannot open JDBC catalog: " + printable(uri) + ": " + rootMessage(e), e);
+    }
+    LOG.info("Opened JDBC catalog {} with warehouse {}", printable(uri), warehouse);
+    return catalog;
+  }
+
+  /**
+   * An Iceberg {@link RESTCatalog} at {@link FeatureStoreConfig#catalogUri()}; the catalog
+   * properties (warehouse, token, credential, io-impl, ...) are passed as they are. The REST
+   * catalog opens its own FileIO from {@code io-impl}: the library's local FileIO unless the store
+   * is on object storage (then Iceberg's default, which resolves {@code s3://} to S3FileIO and
+   * takes {@code s3.*} properties from the caller or the server).
+   */
+  public static Catalog rest(FeatureStoreConfig config) {
+    String uri = config.catalogUri().orElseThrow(() -> new IllegalStateException("Cannot open REST catalog: no URI"));
+    Map<String, String> props = new HashMap<>();
+    props.put(CatalogProperties.URI, uri);
+    props.put(CatalogProperties.TABLE_DEFAULT_PREFIX + TableProperties.COMMIT_NUM_RETRIES,
+        Integer.toString(config.commitRetries()));
+    if (config.objectStorage().isEmpty() && config.fileIO().isEmpty()) {
+      // tables on a local or shared disk: our NIO FileIO rather than Hadoop's (no .crc files);
+      // an io-impl of the caller, or an override of the server, still wins
+      props.put(CatalogProperties.FILE_IO_IMPL, LocalFileIO.class.getName());
+    }
+    props.putAll(config.catalogProperties());
+    if ((props.containsKey("token") || props.containsKey("credential")) && !props.containsKey("rest.auth.type")) {
+      props.put("rest.auth.type", "oauth2"); // what Iceberg infers anyway, said explicitly
+    }
+    if (props.containsKey("token") && !props.containsKey("credential") && !props.containsKey("oauth2-server-uri")) {
+      // a bearer token alone never fetches one; name the endpoint Iceberg would fall back to
+      // (only used to refresh) so it does not warn on every open
+      props.put("oauth2-server-uri", uri.replaceAll("/+$", "") + "/v1/oauth/tokens");
+    }
+    RESTCatalog catalog = new RESTCatalog();
+    try {
+      catalog.initialize(EmbeddedCatalog.CATALOG_NAME, props);
+    } catch (RuntimeException e) {
+      closeQuietly(catalog);
+      throw new StorageException("Cannot open REST catalog: " + printable(uri) + ": " + rootMessage(e), e);
+    }
+    LOG.info("Opened REST catalog {}", printable(uri));
+    return catalog;
+  }
+
+  private static void closeQuietly(AutoCloseable closeable) {
+    try {
+      closeable.close();
+    } catch (Exception e) {
+      LOG.debug("Cannot close catalog after failed open: {}", e.toString());
+    }
+  }
+
+  /** A URI without user info or query, which may carry credentials. */
+  public static String printable(String uri) {
+    String printed = uri;
+    int query = printed.indexOf('?');
+    if (query >= 0) {
+      printed = printed.substring(0, query) + "?...";
+    }
+    int scheme = printed.indexOf("://");
+    int at = printed.indexOf('@');
+    if (scheme >= 0 && at > scheme) {
+      printed = printed.substring(0, scheme + 3) + "..." + printed.substring(at);
+    }
+    return printed;
+  }
+
+  private static String rootMessage(Throwable e) {
+    Throwable root = e;
+    while (root.getCause() != null && root.getCause() != root) {
+      root = root.getCause();
+    }
+    return String.valueOf(root.getMessage());
+  }
+}
