@@ -1,8 +1,10 @@
 package dev.featurestore;
 
+import java.util.List;
 import java.util.Map;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
+import org.apache.iceberg.expressions.Expression;
 
 /**
  * A versioned feature table: an Apache Iceberg table that a {@link FeatureStore} manages. Every
@@ -59,6 +61,71 @@ public interface FeatureTable {
 
   /** Rows, files, bytes, write amplification and the rows-per-snapshot series. */
   TableStats stats();
+
+  /**
+   * Starts a partition-spec change: preview with {@code apply()}, land with {@code commit()}. Files
+   * already written keep their spec.
+   */
+  default PartitionEvolution evolvePartitionSpec() {
+    throw new UnsupportedOperationException("Cannot evolve partition spec: not supported by " + getClass().getName());
+  }
+
+  /**
+   * The partition path (as in a data file's location, {@code event_time_day=2026-01-01/entity_id_bucket=3})
+   * that a row with these column values lands in under the current spec; empty if unpartitioned.
+   * Values convert as in an ingest (numbers widen; timestamps from {@code java.time} values or ISO
+   * strings); columns the spec does not use are ignored, missing ones are null.
+   *
+   * @throws IllegalArgumentException if a value does not convert to its column's type
+   */
+  default String partitionPath(Map<String, ?> row) {
+    throw new UnsupportedOperationException("Cannot compute partition path: not supported by " + getClass().getName());
+  }
+
+  /**
+   * The partition path of partition values given in the current spec's field order, as Iceberg
+   * stores them (day: days since 1970-01-01 or a {@code LocalDate}; hour: hours since epoch; month
+   * and year: months and years since 1970; bucket: the bucket number; identity: the column's value).
+   *
+   * @throws IllegalArgumentException if the count or a type does not match the spec
+   */
+  default String partitionPathOf(List<?> partitionValues) {
+    throw new UnsupportedOperationException("Cannot compute partition path: not supported by " + getClass().getName());
+  }
+
+  /**
+   * Explains, file by file, which data files of the current snapshot a filter keeps and why the
+   * others are dropped (partition values or column statistics). The kept files are exactly those
+   * a query with this filter reads.
+   */
+  default PruningReport explainPruning(Expression filter) {
+    throw new UnsupportedOperationException("Cannot explain pruning: not supported by " + getClass().getName());
+  }
+
+  /** As {@link #explainPruning(Expression)} for a given snapshot. */
+  default PruningReport explainPruning(Expression filter, long snapshotId) {
+    throw new UnsupportedOperationException("Cannot explain pruning: not supported by " + getClass().getName());
+  }
+
+  /** The columns that get Parquet bloom filters in new data files, by name. */
+  default Map<String, BloomFilterColumn> bloomFilterColumns() {
+    return BloomFilterColumn.fromProperties(properties());
+  }
+
+  /** Starts a change of the bloom-filter columns (it affects files written afterwards). */
+  default BloomFilterUpdate updateBloomFilters() {
+    throw new UnsupportedOperationException("Cannot update bloom filters: not supported by " + getClass().getName());
+  }
+
+  /**
+   * A point lookup by {@code keyColumn}: the latest row of an entity, reading only the row groups
+   * that can hold it.
+   *
+   * @throws IllegalArgumentException if the column does not exist or is not primitive
+   */
+  default PointLookup lookup(String keyColumn) {
+    throw new UnsupportedOperationException("Cannot look up rows: not supported by " + getClass().getName());
+  }
 
   /** Reloads the table's metadata from the catalog. */
   void refresh();

@@ -127,6 +127,39 @@ public final class TableDefinition {
       return this;
     }
 
+    /**
+     * Writes a Parquet bloom filter for {@code column} in every row group, sized for {@code ndv}
+     * distinct values per row group at a 1% false-positive rate. Change it later with {@link
+     * FeatureTable#updateBloomFilters()}.
+     *
+     * @throws IllegalArgumentException if the column is unknown or not primitive, or {@code ndv <= 0}
+     */
+    public Builder bloomFilter(String column, long ndv) {
+      return bloomFilter(column, ndv, BloomFilterColumn.DEFAULT_FPP);
+    }
+
+    /** As {@link #bloomFilter(String, long)} with a false-positive rate in (0, 1). */
+    public Builder bloomFilter(String column, long ndv, double fpp) {
+      requireNonNull(column, "column is null");
+      org.apache.iceberg.types.Types.NestedField field = schema.findField(column);
+      if (field == null) {
+        throw new IllegalArgumentException("Cannot add bloom filter: unknown column: " + column);
+      }
+      if (!field.type().isPrimitiveType()) {
+        throw new IllegalArgumentException("Cannot add bloom filter: column is not primitive: " + column);
+      }
+      if (ndv <= 0) {
+        throw new IllegalArgumentException("Cannot add bloom filter on " + column + ": ndv must be positive: " + ndv);
+      }
+      if (!(fpp > 0 && fpp < 1)) {
+        throw new IllegalArgumentException("Cannot add bloom filter on " + column + ": fpp must be in (0, 1): " + fpp);
+      }
+      properties.put(BloomFilterColumn.ENABLED_PREFIX + column, "true");
+      properties.put(BloomFilterColumn.NDV_PREFIX + column, Long.toString(ndv));
+      properties.put(BloomFilterColumn.FPP_PREFIX + column, Double.toString(fpp));
+      return this;
+    }
+
     public Builder property(String key, String value) {
       requireNonNull(key, "key is null");
       requireNonNull(value, "value is null");

@@ -2,7 +2,11 @@ package dev.featurestore.core;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.featurestore.BloomFilterUpdate;
 import dev.featurestore.FeatureTable;
+import dev.featurestore.PartitionEvolution;
+import dev.featurestore.PointLookup;
+import dev.featurestore.PruningReport;
 import dev.featurestore.Ingest;
 import dev.featurestore.SchemaEvolution;
 import dev.featurestore.SnapshotManager;
@@ -11,12 +15,19 @@ import dev.featurestore.TableMaintenance;
 import dev.featurestore.TableStats;
 import dev.featurestore.TimeTravelQuery;
 import dev.featurestore.core.ingest.IngestOperation;
+import dev.featurestore.core.bloom.BloomFilters;
+import dev.featurestore.core.lookup.Lookups;
 import dev.featurestore.core.maintenance.Maintenance;
+import dev.featurestore.core.partition.Partitioning;
+import dev.featurestore.core.pruning.Pruning;
 import dev.featurestore.core.query.TableQuery;
 import dev.featurestore.core.schema.SchemaChange;
 import dev.featurestore.core.snapshot.Snapshots;
 import dev.featurestore.core.stats.TableStatistics;
+import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
+import org.apache.iceberg.expressions.Expression;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
@@ -94,6 +105,41 @@ final class DefaultFeatureTable implements FeatureTable {
   @Override
   public TableStats stats() {
     return TableStatistics.compute(handle);
+  }
+
+  @Override
+  public PartitionEvolution evolvePartitionSpec() {
+    return Partitioning.evolve(handle);
+  }
+
+  @Override
+  public String partitionPath(Map<String, ?> row) {
+    return Partitioning.partitionPath(handle, row);
+  }
+
+  @Override
+  public String partitionPathOf(List<?> partitionValues) {
+    return Partitioning.partitionPathOf(handle, partitionValues);
+  }
+
+  @Override
+  public PruningReport explainPruning(Expression filter) {
+    return Pruning.explain(handle, filter, OptionalLong.empty());
+  }
+
+  @Override
+  public PruningReport explainPruning(Expression filter, long snapshotId) {
+    return Pruning.explain(handle, filter, OptionalLong.of(snapshotId));
+  }
+
+  @Override
+  public BloomFilterUpdate updateBloomFilters() {
+    return BloomFilters.update(handle);
+  }
+
+  @Override
+  public PointLookup lookup(String keyColumn) {
+    return Lookups.of(handle, keyColumn);
   }
 
   @Override

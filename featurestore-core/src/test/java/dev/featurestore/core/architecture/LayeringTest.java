@@ -46,13 +46,16 @@ class LayeringTest {
     noClasses().that().resideInAnyPackage("dev.featurestore.core.storage..", "dev.featurestore.core.catalog..")
         .should().dependOnClassesThat().resideInAnyPackage(
             "dev.featurestore.core.ingest..", "dev.featurestore.core.schema..", "dev.featurestore.core.snapshot..",
-            "dev.featurestore.core.query..", "dev.featurestore.core.stats..", "dev.featurestore.core.maintenance..")
+            "dev.featurestore.core.query..", "dev.featurestore.core.stats..", "dev.featurestore.core.maintenance..",
+            "dev.featurestore.core.partition..", "dev.featurestore.core.pruning..", "dev.featurestore.core.bloom..",
+            "dev.featurestore.core.lookup..")
         .check(classes);
   }
 
   @Test
   void tableConcerns_areIndependentOfEachOther() {
-    slices().matching("dev.featurestore.core.(ingest|schema|snapshot|query|stats|maintenance)..")
+    slices().matching(
+            "dev.featurestore.core.(ingest|schema|snapshot|query|stats|maintenance|partition|pruning|bloom|lookup)..")
         .should().notDependOnEachOther()
         .check(classes);
   }
@@ -61,7 +64,9 @@ class LayeringTest {
   void tableConcerns_useOnlyTableHandleAndErrorsOfTheStore() {
     noClasses().that().resideInAnyPackage(
             "dev.featurestore.core.ingest..", "dev.featurestore.core.schema..", "dev.featurestore.core.snapshot..",
-            "dev.featurestore.core.query..", "dev.featurestore.core.stats..", "dev.featurestore.core.maintenance..")
+            "dev.featurestore.core.query..", "dev.featurestore.core.stats..", "dev.featurestore.core.maintenance..",
+            "dev.featurestore.core.partition..", "dev.featurestore.core.pruning..", "dev.featurestore.core.bloom..",
+            "dev.featurestore.core.lookup..")
         .should().dependOnClassesThat().haveFullyQualifiedName("dev.featurestore.core.DefaultFeatureStore")
         .orShould().dependOnClassesThat().haveFullyQualifiedName("dev.featurestore.core.DefaultFeatureTable")
         .check(classes);

@@ -1,0 +1,111 @@
+package dev.featurestore.core.bloom;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.featurestore.BloomFilterColumn;
+import dev.featurestore.BloomFilterUpdate;
+import dev.featurestore.core.TableHandle;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.UpdateProperties;
+import org.apache.iceberg.types.Types;
+
+/** Sets or removes the Iceberg bloom-filter properties of columns, in one property commit. */
+final class BloomColumnsChange implements BloomFilterUpdate {
+  private final TableHandle handle;
+  private final Map<String, String> set = new LinkedHashMap<>();
+  private final Map<String, Boolean> removed = new LinkedHashMap<>();
+  private boolean committed;
+
+  BloomColumnsChange(TableHandle handle) {
+    this.handle = handle;
+  }
+
+  @Override
+  public BloomFilterUpdate enable(String column, long ndv) {
+    return enable(column, ndv, BloomFilterColumn.DEFAULT_FPP);
+  }
+
+  @Override
+  public BloomFilterUpdate enable(String column, long ndv, double fpp) {
+    checkNotCommitted();
+    requireNonNull(column, "column is null");
+    Types.NestedField field = handle.table().schema().findField(column);
+    if (field == null) {
+      throw new IllegalArgumentException("Cannot add bloom filter: unknown column: " + column);
+    }
+    if (!field.type().isPrimitiveType()) {
+      throw new IllegalArgumentException("Cannot add bloom filter: column is not primitive: " + column);
+    }
+    if (ndv <= 0) {
+      throw new IllegalArgumentException("Cannot add bloom filter on " + column + ": ndv must be positive: " + ndv);
+    }
+    if (!(fpp > 0 && fpp < 1)) {
+      throw new IllegalArgumentException("Cannot add bloom filter on " + column + ": fpp must be in (0, 1): " + fpp);
+    }
+    removed.remove(column);
+    set.put(BloomFilterColumn.ENABLED_PREFIX + column, "true");
+    set.put(BloomFilterColumn.NDV_PREFIX + column, Long.toString(ndv));
+    set.put(BloomFilterColumn.FPP_PREFIX + column, Double.toString(fpp));
+    return this;
+  }
+
+  @Override
+  public BloomFilterUpdate disable(String column) {
+    checkNotCommitted();
+    requireNonNull(column, "column is null");
+    set.remove(BloomFilterColumn.ENABLED_PREFIX + column);
+    set.remove(BloomFilterColumn.NDV_PREFIX + column);
+    set.remove(BloomFilterColumn.FPP_PREFIX + column);
+    removed.put(column, true);
+    return this;
+  }
+
+  @Override
+  public Map<String, BloomFilterColumn> apply() {
+    checkNotCommitted();
+    Table table = handle.translating("refresh table " + handle.id(), handle::refreshed);
+    return BloomFilterColumn.fromProperties(applied(table.properties()));
+  }
+
+  @Override
+  public Map<String, BloomFilterColumn> commit() {
+    checkNotCommitted();
+    committed = true;
+    return handle.commitLocked(() -> {
+      Table table = handle.table();
+      UpdateProperties update = table.updateProperties();
+      set.forEach(update::set);
+      for (String column : removed.keySet()) {
+        for (String prefix : new String[] {
+            BloomFilterColumn.ENABLED_PREFIX, BloomFilterColumn.NDV_PREFIX, BloomFilterColumn.FPP_PREFIX}) {
+          if (table.properties().containsKey(prefix + column)) {
+            update.remove(prefix + column);
+          }
+        }
+      }
+      update.commit();
+      table.refresh();
+      return BloomFilterColumn.fromProperties(table.properties());
+    });
+  }
+
+  private Map<String, String> applied(Map<String, String> current) {
+    Map<String, String> props = new HashMap<>(current);
+    for (String column : removed.keySet()) {
+      props.remove(BloomFilterColumn.ENABLED_PREFIX + column);
+      props.remove(BloomFilterColumn.NDV_PREFIX + column);
+      props.remove(BloomFilterColumn.FPP_PREFIX + column);
+    }
+    props.putAll(set);
+    return props;
+  }
+
+  private void checkNotCommitted() {
+    if (committed) {
+      throw new IllegalStateException("Cannot update bloom filters of table " + handle.id() + ": already committed");
+    }
+  }
+}

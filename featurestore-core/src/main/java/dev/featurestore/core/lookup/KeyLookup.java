@@ -1,0 +1,438 @@
+package dev.featurestore.core.lookup;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.featurestore.BatchLookupResult;
+import dev.featurestore.BloomFilter;
+import dev.featurestore.LookupResult;
+import dev.featurestore.LookupStats;
+import dev.featurestore.NotFoundException;
+import dev.featurestore.PointLookup;
+import dev.featurestore.SnapshotNotFoundException;
+import dev.featurestore.core.TableHandle;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.data.GenericDeleteFilter;
+import org.apache.iceberg.data.InternalRecordWrapper;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.expressions.Binder;
+import org.apache.iceberg.expressions.BoundPredicate;
+import org.apache.iceberg.expressions.Evaluator;
+import org.apache.iceberg.expressions.Expression;
+import org.apache.iceberg.expressions.Expressions;
+import org.apache.iceberg.expressions.InclusiveMetricsEvaluator;
+import org.apache.iceberg.expressions.Projections;
+import org.apache.iceberg.formats.FormatModelRegistry;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.io.CloseableIterator;
+import org.apache.iceberg.parquet.ParquetMetricsRowGroupFilter;
+import org.apache.iceberg.types.Conversions;
+import org.apache.iceberg.types.Type;
+import org.apache.iceberg.types.TypeUtil;
+import org.apache.iceberg.types.Types;
+import org.apache.iceberg.util.SnapshotUtil;
+import org.apache.parquet.hadoop.metadata.BlockMetaData;
+
+/**
+ * A point lookup: candidate files by partition and column statistics (as scan planning decides),
+ * newest first; in each, row groups by statistics and the key's bloom filter; only files with a
+ * row group left are read, through Iceberg's Parquet reader with the same filter (which skips the
+ * other row groups). Stops as soon as no remaining file can hold a later row. Immutable.
+ */
+final class KeyLookup implements PointLookup {
+  private final TableHandle handle;
+  private final String keyColumn;
+  private final FileCache cache;
+  private final String latestBy;
+  private final Instant atOrBefore;
+  private final Long snapshotId;
+  private final Instant asOf;
+  private final List<String> columns;
+
+  KeyLookup(TableHandle handle, String keyColumn, FileCache cache) {
+    this(handle, keyColumn, cache, null, null, null, null, null);
+  }
+
+  private KeyLookup(TableHandle handle, String keyColumn, FileCache cache, String latestBy, Instant atOrBefore,
+      Long snapshotId, Instant asOf, List<String> columns) {
+    this.handle = handle;
+    this.keyColumn = keyColumn;
+    this.cache = cache;
+    this.latestBy = latestBy;
+    this.atOrBefore = atOrBefore;
+    this.snapshotId = snapshotId;
+    this.asOf = asOf;
+    this.columns = columns;
+  }
+
+  @Override
+  public PointLookup latestBy(String column) {
+    requireNonNull(column, "column is null");
+    Types.NestedField field = handle.table().schema().findField(column);
+    if (field == null || !field.type().isPrimitiveType()) {
+      throw new IllegalArgumentException("Cannot order lookup: unknown or non-primitive column: " + column);
+    }
+    return new KeyLookup(handle, keyColumn, cache, column, atOrBefore, snapshotId, asOf, columns);
+  }
+
+  @Override
+  public PointLookup atOrBefore(Instant time) {
+    requireNonNull(time, "time is null");
+    return new KeyLookup(handle, keyColumn, cache, latestBy, time, snapshotId, asOf, columns);
+  }
+
+  @Override
+  public PointLookup current() {
+    return new KeyLookup(handle, keyColumn, cache, latestBy, atOrBefore, null, null, columns);
+  }
+
+  @Override
+  public PointLookup asOfSnapshot(long id) {
+    return new KeyLookup(handle, keyColumn, cache, latestBy, atOrBefore, id, null, columns);
+  }
+
+  @Override
+  public PointLookup asOf(Instant time) {
+    requireNonNull(time, "time is null");
+    return new KeyLookup(handle, keyColumn, cache, latestBy, atOrBefore, null, time, columns);
+  }
+
+  @Override
+  public PointLookup select(String... selected) {
+    requireNonNull(selected, "columns is null");
+    if (selected.length == 0) {
+      throw new IllegalArgumentException("Cannot select columns: no column given");
+    }
+    return new KeyLookup(handle, keyColumn, cache, latestBy, atOrBefore, snapshotId, asOf, Arrays.asList(selected));
+  }
+
+  @Override
+  public LookupResult get(Object key) {
+    requireNonNull(key, "key is null");
+    BatchLookupResult batch = run(List.of(key));
+    Map<String, Object> row = batch.rows().values().stream().findFirst().orElse(null);
+    return new LookupResult(key, Optional.ofNullable(row), batch.stats());
+  }
+
+  @Override
+  public BatchLookupResult getAll(Collection<?> keys) {
+    requireNonNull(keys, "keys is null");
+    if (keys.isEmpty()) {
+      throw new IllegalArgumentException("Cannot look up rows: no key given");
+    }
+    return run(List.copyOf(keys));
+  }
+
+  /** One candidate row: the row, its ordering value, and its file's data sequence number and position. */
+  private record Hit(Map<String, Object> row, Comparable<Object> order, long sequence, long position) {}
+
+  private BatchLookupResult run(List<?> keys) {
+    long start = System.nanoTime();
+    Table table = handle.translating("refresh table " + handle.id(), handle::refreshed);
+    Snapshot snapshot = snapshot(table);
+    if (snapshot == null) {
+      return new BatchLookupResult(Map.of(), new LookupStats(-1, keys.size(), 0, 0, 0, 0, 0, 0,
+          Duration.ofNanos(System.nanoTime() - start)));
+    }
+    return handle.translating("look up rows of table " + handle.id(), () -> lookup(table, snapshot, keys, start));
+  }
+
+  private Snapshot snapshot(Table table) {
+    String prefix = "Cannot look up rows of table " + handle.id() + ": ";
+    if (snapshotId != null) {
+      Snapshot s = table.snapshot(snapshotId);
+      if (s == null) {
+        throw new SnapshotNotFoundException(prefix + "unknown snapshot id: " + snapshotId);
+      }
+      return s;
+    }
+    if (asOf != null) {
+      Long id = SnapshotUtil.nullableSnapshotIdAsOfTime(table, asOf.toEpochMilli());
+      if (id == null) {
+        throw new SnapshotNotFoundException(prefix + "time is before the first snapshot: " + asOf);
+      }
+      return table.snapshot(id);
+    }
+    return table.currentSnapshot();
+  }
+
+  private BatchLookupResult lookup(Table table, Snapshot snapshot, List<?> keys, long start) {
+    Schema schema = table.schema();
+    Types.NestedField keyField = schema.findField(keyColumn);
+    // key values as Iceberg holds them (binding converts and checks them)
+    List<Object> internalKeys = new ArrayList<>();
+    for (Object key : keys) {
+      BoundPredicate<?> bound = (BoundPredicate<?>) Binder.bind(schema.asStruct(), Expressions.equal(keyColumn, key), true);
+      internalKeys.add(bound.asLiteralPredicate().literal().value());
+    }
+    Expression filter = internalKeys.size() == 1
+        ? Expressions.equal(keyColumn, internalKeys.get(0))
+        : Expressions.in(keyColumn, internalKeys.toArray());
+    Types.NestedField orderField = latestBy == null ? null : schema.findField(latestBy);
+    if (atOrBefore != null) {
+      if (orderField == null) {
+        throw new IllegalArgumentException("Cannot look up rows as of a time: no latestBy column set");
+      }
+      filter = Expressions.and(filter, Expressions.lessThanOrEqual(latestBy, timeLiteral(orderField, atOrBefore)));
+    }
+    Schema projected = project(schema);
+    Schema readSchema = TypeUtil.join(projected, schema.select(
+        orderField == null ? List.of(keyColumn) : List.of(keyColumn, latestBy)));
+
+    List<FileScanTask> all = cache.files(table, snapshot.snapshotId());
+    InclusiveMetricsEvaluator metrics = new InclusiveMetricsEvaluator(schema, filter, true);
+    Map<Integer, Evaluator> partitionEvals = new HashMap<>();
+    List<FileScanTask> candidates = new ArrayList<>();
+    for (FileScanTask task : all) {
+      PartitionSpec spec = task.spec();
+      Expression f = filter;
+      Evaluator partition = partitionEvals.computeIfAbsent(spec.specId(),
+          id -> new Evaluator(spec.partitionType(), Projections.inclusive(spec, true).project(f), true));
+      if (partition.eval(task.file().partition()) && metrics.eval(task.file())) {
+        candidates.add(task);
+      }
+    }
+    // newest first: by the upper bound of the ordering column, else by commit order
+    Comparator<FileScanTask> newestFirst = orderField == null
+        ? Comparator.comparingLong((FileScanTask t) -> sequence(t.file())).reversed()
+        : Comparator.comparing((FileScanTask t) -> upper(t.file(), orderField), Comparator.nullsLast(Comparator.reverseOrder()));
+    candidates.sort(newestFirst);
+
+    ParquetMetricsRowGroupFilter rowGroupStats = new ParquetMetricsRowGroupFilter(schema, filter, true);
+    Evaluator rowFilter = new Evaluator(readSchema.asStruct(), filter, true);
+    InternalRecordWrapper wrapper = new InternalRecordWrapper(readSchema.asStruct());
+    long[] keyHashes = hashes(keyField.type(), internalKeys);
+    Map<Object, Hit> best = new LinkedHashMap<>();
+    int filesRead = 0;
+    int checked = 0;
+    int groupsRead = 0;
+    long scanned = 0;
+    for (FileScanTask task : candidates) {
+      DataFile file = task.file();
+      if (best.size() == internalKeys.size() && !canHoldLater(file, orderField, best)) {
+        break; // every key found, and this and every later candidate is older
+      }
+      FileCache.Footer footer = cache.footer(table, file);
+      int groups = 0;
+      for (int i = 0; i < footer.blocks().size(); i++) {
+        BlockMetaData block = footer.blocks().get(i);
+        checked++;
+        if (rowGroupStats.shouldRead(footer.schema(), block) && bloomMightContain(footer.keyFilters().get(i), keyHashes)) {
+          groups++;
+        }
+      }
+      if (groups == 0) {
+        continue;
+      }
+      filesRead++;
+      groupsRead += groups;
+      long sequence = sequence(file);
+      try (CloseableIterable<Record> records = open(table, schema, readSchema, task, filter);
+           CloseableIterator<Record> it = records.iterator()) {
+        long position = 0;
+        while (it.hasNext()) {
+          Record record = it.next();
+          position++;
+          if (!rowFilter.eval(wrapper.wrap(record))) {
+            continue;
+          }
+          Object key = record.getField(keyColumn);
+          @SuppressWarnings("unchecked")
+          Comparable<Object> order = orderField == null ? null : (Comparable<Object>) record.getField(latestBy);
+          Hit hit = new Hit(toMap(record, projected), order, sequence, position);
+          best.merge(normalize(key), hit, (a, b) -> later(b, a) ? b : a);
+        }
+        scanned += position; // rows the reader decoded: only those of the row groups it kept
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+    Map<Object, Map<String, Object>> rows = new LinkedHashMap<>();
+    best.forEach((k, hit) -> rows.put(k, hit.row()));
+    // answer under the keys the caller passed
+    Map<Object, Map<String, Object>> byCallerKey = new LinkedHashMap<>();
+    for (int i = 0; i < keys.size(); i++) {
+      Map<String, Object> row = rows.get(normalize(internalKeys.get(i)));
+      if (row != null) {
+        byCallerKey.put(keys.get(i), row);
+      }
+    }
+    LookupStats stats = new LookupStats(snapshot.snapshotId(), keys.size(), all.size(), candidates.size(), filesRead,
+        checked, groupsRead, scanned, Duration.ofNanos(System.nanoTime() - start));
+    return new BatchLookupResult(byCallerKey, stats);
+  }
+
+  private static long sequence(DataFile file) {
+    Long seq = file.dataSequenceNumber();
+    return seq == null ? 0 : seq;
+  }
+
+  private static boolean later(Hit a, Hit b) {
+    if (a.order() != null || b.order() != null) {
+      if (b.order() == null) {
+        return true;
+      }
+      if (a.order() == null) {
+        return false;
+      }
+      int c = a.order().compareTo(b.order());
+      if (c != 0) {
+        return c > 0;
+      }
+    }
+    if (a.sequence() != b.sequence()) {
+      return a.sequence() > b.sequence();
+    }
+    return a.position() > b.position();
+  }
+
+  /** Whether a file may hold a row later than one already found for every key. */
+  private boolean canHoldLater(DataFile file, Types.NestedField orderField, Map<Object, Hit> best) {
+    if (orderField == null) {
+      long seq = sequence(file);
+      return best.values().stream().anyMatch(h -> h.sequence() <= seq);
+    }
+    Comparable<Object> upper = upper(file, orderField);
+    if (upper == null) {
+      return true;
+    }
+    return best.values().stream().anyMatch(h -> h.order() == null || h.order().compareTo(upper) <= 0);
+  }
+
+  /** The upper bound of the ordering column in a file, as the Java value a record holds. */
+  @SuppressWarnings("unchecked")
+  private static Comparable<Object> upper(DataFile file, Types.NestedField field) {
+    ByteBuffer bound = file.upperBounds() == null ? null : file.upperBounds().get(field.fieldId());
+    if (bound == null) {
+      return null;
+    }
+    Object internal = Conversions.fromByteBuffer(field.type(), bound);
+    return (Comparable<Object>) javaValue(field.type(), internal);
+  }
+
+  /** Converts an internal value (micros, days) to what generic records hold. */
+  private static Object javaValue(Type type, Object internal) {
+    if (type.typeId() == Type.TypeID.TIMESTAMP) {
+      Instant instant = Instant.EPOCH.plus((Long) internal, ChronoUnit.MICROS);
+      return ((Types.TimestampType) type).shouldAdjustToUTC()
+          ? instant.atOffset(java.time.ZoneOffset.UTC)
+          : java.time.LocalDateTime.ofEpochSecond(instant.getEpochSecond(), instant.getNano(), java.time.ZoneOffset.UTC);
+    }
+    if (type.typeId() == Type.TypeID.DATE) {
+      return java.time.LocalDate.ofEpochDay((Integer) internal);
+    }
+    if (internal instanceof CharSequence s) {
+      return s.toString();
+    }
+    return internal;
+  }
+
+  /** Keys compare by value: strings as String, timestamps as their Java value. */
+  private static Object normalize(Object key) {
+    return key instanceof CharSequence s ? s.toString() : key;
+  }
+
+  private static Object timeLiteral(Types.NestedField field, Instant time) {
+    return switch (field.type().typeId()) {
+      case TIMESTAMP -> ChronoUnit.MICROS.between(Instant.EPOCH, time);
+      case DATE -> (int) (time.getEpochSecond() / 86_400);
+      default -> throw new IllegalArgumentException(
+          "Cannot look up rows as of a time: latestBy column is not a timestamp or date: " + field.name());
+    };
+  }
+
+  /** The Parquet hash of each key, or null when the type's encoding is not hashed here (no bloom check). */
+  private static long[] hashes(Type type, List<Object> keys) {
+    long[] hashes = new long[keys.size()];
+    for (int i = 0; i < keys.size(); i++) {
+      Object k = keys.get(i);
+      switch (type.typeId()) {
+        case LONG, TIMESTAMP, TIME -> hashes[i] = BloomFilter.hashLong((Long) k);
+        case INTEGER, DATE -> hashes[i] = BloomFilter.hashInt((Integer) k);
+        case STRING -> hashes[i] = BloomFilter.hashBytes(k.toString().getBytes(StandardCharsets.UTF_8));
+        case DOUBLE -> hashes[i] = BloomFilter.hashLong(Double.doubleToLongBits((Double) k));
+        case FLOAT -> hashes[i] = BloomFilter.hashInt(Float.floatToIntBits((Float) k));
+        case UUID -> {
+          UUID u = (UUID) k;
+          hashes[i] = BloomFilter.hashBytes(ByteBuffer.allocate(16)
+              .putLong(u.getMostSignificantBits()).putLong(u.getLeastSignificantBits()).array());
+        }
+        default -> {
+          return null;
+        }
+      }
+    }
+    return hashes;
+  }
+
+  private static boolean bloomMightContain(BloomFilter filter, long[] hashes) {
+    if (filter == null || hashes == null) {
+      return true;
+    }
+    for (long hash : hashes) {
+      if (filter.mightContainHash(hash)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private Schema project(Schema schema) {
+    if (columns == null) {
+      return schema;
+    }
+    for (String column : columns) {
+      if (schema.findField(column) == null) {
+        throw new NotFoundException("Cannot select column: column does not exist: " + column);
+      }
+    }
+    return schema.select(columns);
+  }
+
+  private static CloseableIterable<Record> open(Table table, Schema tableSchema, Schema readSchema, FileScanTask task,
+      Expression filter) {
+    GenericDeleteFilter deletes = new GenericDeleteFilter(table.io(), task, tableSchema, readSchema);
+    Schema required = deletes.requiredSchema();
+    CloseableIterable<Record> records = FormatModelRegistry
+        .readBuilder(task.file().format(), Record.class, table.io().newInputFile(task.file()))
+        .project(required)
+        .caseSensitive(true)
+        .filter(filter) // Iceberg skips row groups by statistics, dictionaries and bloom filters
+        .build();
+    return deletes.filter(records);
+  }
+
+  private static Map<String, Object> toMap(Record record, Schema projected) {
+    Map<String, Object> row = new LinkedHashMap<>();
+    for (Types.NestedField field : projected.columns()) {
+      row.put(field.name(), record.getField(field.name()));
+    }
+    return row;
+  }
+
+  @Override
+  public String toString() {
+    return "PointLookup{table=" + handle.id() + ", key=" + keyColumn + ", latestBy=" + latestBy + "}";
+  }
+}

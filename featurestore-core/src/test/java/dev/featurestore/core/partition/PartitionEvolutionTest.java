@@ -1,0 +1,101 @@
+package dev.featurestore.core.partition;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.featurestore.FeatureStore;
+import dev.featurestore.FeatureTable;
+import dev.featurestore.PruningReport;
+import dev.featurestore.core.pruning.PruneTables;
+import java.nio.file.Path;
+import java.time.LocalDate;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.expressions.Expressions;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class PartitionEvolutionTest {
+  @TempDir Path dir;
+  private FeatureStore store;
+
+  @BeforeEach
+  void setUp() {
+    store = FeatureStore.openLocal(dir);
+  }
+
+  @AfterEach
+  void tearDown() {
+    store.close();
+  }
+
+  @Test
+  void evolve_newFilesUseTheNewSpec_oldFilesKeepTheirs() {
+    FeatureTable table = PruneTables.create(store, "evolve", b -> b.year("ts"));
+    PruneTables.append(table, 0, 20);
+    PartitionSpec preview = table.evolvePartitionSpec().removeField("ts_year").month("ts").bucket("id", 4).apply();
+    assertThat(table.spec().specId()).isEqualTo(0); // apply() does not commit
+    assertThat(preview.fields()).extracting(f -> f.name()).containsExactly("ts_month", "id_bucket");
+
+    PartitionSpec evolved = table.evolvePartitionSpec().removeField("ts_year").month("ts").bucket("id", 4).commit();
+    table.refresh();
+    assertThat(table.spec()).isEqualTo(evolved);
+    PruneTables.append(table, 20, 40);
+
+    PruningReport all = table.explainPruning(Expressions.alwaysTrue());
+    Map<Integer, Long> filesBySpec = all.files().stream().collect(Collectors.groupingBy(f -> f.specId(), Collectors.counting()));
+    assertThat(filesBySpec).containsOnlyKeys(0, evolved.specId());
+    assertThat(all.files()).filteredOn(f -> f.specId() == 0).allMatch(f -> f.partitionPath().startsWith("ts_year="));
+    assertThat(all.files()).filteredOn(f -> f.specId() == evolved.specId())
+        .allMatch(f -> f.partitionPath().matches("ts_month=\\d{4}-\\d{2}/id_bucket=\\d"));
+    try (var rows = table.query().execute()) {
+      assertThat(rows.toList()).hasSize(40);
+    }
+  }
+
+  @Test
+  void evolve_checksEachStep() {
+    FeatureTable table = PruneTables.create(store, "checks", b -> b.day("ts"));
+    assertThatThrownBy(() -> table.evolvePartitionSpec().bucket("nope", 4))
+        .hasMessage("Cannot partition by unknown column: nope");
+    assertThatThrownBy(() -> table.evolvePartitionSpec().day("id"))
+        .hasMessage("Cannot partition column id by day: transform not valid for type: long (day needs a date or timestamp column)");
+    assertThatThrownBy(() -> table.evolvePartitionSpec().removeField("ts_hour"))
+        .hasMessage("Cannot change partition field: no such field in the current spec: ts_hour");
+    assertThatThrownBy(() -> table.evolvePartitionSpec().commit())
+        .hasMessage("Cannot evolve partition spec of table prune.checks: no change given");
+    var change = table.evolvePartitionSpec().bucket("id", 2);
+    change.commit();
+    assertThatThrownBy(change::commit).isInstanceOf(IllegalStateException.class);
+  }
+
+  @Test
+  void partitionPath_ofARow_andOfPartitionValues() {
+    FeatureTable table = PruneTables.create(store, "paths", b -> b.day("ts").bucket("id", 8).truncate("cat", 2));
+    String path = table.partitionPath(Map.of("id", 42, "ts", "2026-01-02T23:30:00Z", "cat", "blueberry"));
+    int bucket = org.apache.iceberg.transforms.Transforms.bucket(8)
+        .bind(org.apache.iceberg.types.Types.LongType.get()).apply(42L);
+    assertThat(path).isEqualTo("ts_day=2026-01-02/id_bucket=" + bucket + "/cat_trunc=bl");
+    assertThat(table.partitionPathOf(List.of(LocalDate.parse("2026-01-02"), bucket, "bl"))).isEqualTo(path);
+    assertThat(table.partitionPathOf(java.util.Arrays.asList((int) LocalDate.parse("2026-01-02").toEpochDay(), bucket, null)))
+        .isEqualTo("ts_day=2026-01-02/id_bucket=" + bucket + "/cat_trunc=null");
+    assertThatThrownBy(() -> table.partitionPath(Map.of("ts", "yesterday")))
+        .hasMessage("Cannot compute partition path: value of column ts does not convert to timestamptz: yesterday");
+    assertThatThrownBy(() -> table.partitionPathOf(List.of(1)))
+        .hasMessageStartingWith("Cannot compute partition path: expected 3 values for spec");
+  }
+
+  @Test
+  void partitionPath_matchesWhereIngestPutsTheRow() {
+    FeatureTable table = PruneTables.create(store, "ingest", b -> b.month("ts").identity("cat"));
+    table.append(List.of(Map.of("id", 1L, "ts", "2026-03-04T05:06:07Z", "cat", "kiwi")));
+    String expected = table.partitionPath(Map.of("id", 1L, "ts", "2026-03-04T05:06:07Z", "cat", "kiwi"));
+    assertThat(expected).isEqualTo("ts_month=2026-03/cat=kiwi");
+    assertThat(table.explainPruning(Expressions.alwaysTrue()).files())
+        .singleElement().satisfies(f -> assertThat(f.location()).contains("/" + expected + "/"));
+  }
+}
