@@ -148,7 +148,8 @@ final class ScanExecution {
       return records;
     }
     Schema readSchema = plan.readSchema();
-    Evaluator evaluator = new Evaluator(readSchema.asStruct(), plan.filter(), plan.caseSensitive());
+    Evaluator evaluator =
+        new Evaluator(readSchema.asStruct(), SqlNullSemantics.rewrite(plan.filter()), plan.caseSensitive());
     InternalRecordWrapper wrapper = new InternalRecordWrapper(readSchema.asStruct());
     // the wrapper is reused, so a result is single-threaded (as documented)
     return CloseableIterable.filter(records, record -> evaluator.eval(wrapper.wrap(record)));
