@@ -65,7 +65,17 @@ public interface ObjectBrowser {
    */
   ObjectPreview preview(String key, int rows);
 
-  /** Head, SHA-256 (streamed through once) and, for Parquet, schema and row count. */
+  /**
+   * Head, SHA-256 (streamed through once) and, for Parquet, schema and row count. For images
+   * (JPEG, PNG, GIF, WebP, TIFF by magic bytes, else an {@code image/*} content type): dimensions,
+   * format and EXIF from the first 256 KiB, when metadata-extractor is on the classpath. For PDFs
+   * ({@code %PDF-}, else {@code application/pdf}) up to 64 MiB: page count and document info, when
+   * PDFBox is on the classpath (the object is copied to a temporary file, deleted afterwards). A
+   * missing library, an oversized PDF or unreadable content leaves that summary empty with a note in
+   * {@link ObjectMetadata#notes()}; it never fails the call.
+   *
+   * @throws NotFoundException if there is no such object
+   */
   ObjectMetadata metadata(String key);
 
   /**

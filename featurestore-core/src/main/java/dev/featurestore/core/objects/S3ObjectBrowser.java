@@ -50,7 +50,9 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  * The {@link ObjectBrowser} of a store on object storage: plain S3 calls (B2-safe: no checksum
  * headers, single deletes), keys relative to the store's key prefix and checked with
  * {@link ObjectKeys}. Parquet objects are read through the store's FileIO (range reads of the
- * footer and the pages needed). Thread-safe.
+ * footer and the pages needed). Image and PDF summaries in {@link #metadata} use metadata-extractor
+ * and PDFBox when they are on the classpath (optional dependencies, see {@link MediaSummaries}).
+ * Thread-safe.
  */
 public final class S3ObjectBrowser implements ObjectBrowser, AutoCloseable {
   /** The table data folder delete refuses without force. */
@@ -240,6 +242,7 @@ public final class S3ObjectBrowser implements ObjectBrowser, AutoCloseable {
 
   @Override
   public ObjectMetadata metadata(String key) {
+    MediaSummaries media = MediaSummaries.DEFAULT;
     ObjectHead head = head(key);
     MessageDigest sha;
     try {
@@ -249,7 +252,10 @@ public final class S3ObjectBrowser implements ObjectBrowser, AutoCloseable {
     }
     byte[] first4 = new byte[4];
     int have = 0;
-    try (InputStream in = get(key)) {
+    MediaSummaries.Result summaries;
+    // One pass: the SHA-256, the Parquet magic, and the bytes the image/PDF readers need.
+    try (MediaSummaries.Reading reading = media.start(key, head.contentType(), head.size());
+        InputStream in = get(key)) {
       byte[] buf = new byte[64 * 1024];
       int n;
       while ((n = in.read(buf)) > 0) {
@@ -259,7 +265,9 @@ public final class S3ObjectBrowser implements ObjectBrowser, AutoCloseable {
           have += take;
         }
         sha.update(buf, 0, n);
+        reading.accept(buf, 0, n);
       }
+      summaries = reading.finish();
     } catch (IOException e) {
       throw new StorageException("Cannot read object " + key + ": " + e.getMessage(), e);
     } catch (SdkException e) {
@@ -269,7 +277,8 @@ public final class S3ObjectBrowser implements ObjectBrowser, AutoCloseable {
     if (have == 4 && first4[0] == 'P' && first4[1] == 'A' && first4[2] == 'R' && first4[3] == '1' && head.size() >= 12) {
       parquet = Optional.of(parquetSummary(key));
     }
-    return new ObjectMetadata(head, HexFormat.of().formatHex(sha.digest()), parquet);
+    return new ObjectMetadata(head, HexFormat.of().formatHex(sha.digest()), parquet, summaries.image(),
+        summaries.pdf(), summaries.notes());
   }
 
   private ObjectMetadata.ParquetSummary parquetSummary(String key) {
