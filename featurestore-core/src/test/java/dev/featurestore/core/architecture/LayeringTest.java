@@ -55,7 +55,7 @@ class LayeringTest {
   @Test
   void tableConcerns_areIndependentOfEachOther() {
     slices().matching(
-            "dev.featurestore.core.(ingest|schema|snapshot|query|stats|maintenance|partition|pruning|bloom|lookup)..")
+            "dev.featurestore.core.(ingest|schema|snapshot|query|stats|maintenance|partition|pruning|bloom|lookup|objects|dashboard|metrics)..")
         .should().notDependOnEachOther()
         .check(classes);
   }
