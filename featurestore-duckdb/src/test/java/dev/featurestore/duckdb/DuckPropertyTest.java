@@ -1,5 +1,6 @@
 package dev.featurestore.duckdb;
 
+import dev.featurestore.core.query.TestTables;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.featurestore.FeatureStore;
@@ -42,7 +43,7 @@ class DuckPropertyTest {
     Random random = new Random(seed);
     try (FeatureStore store = FeatureStore.openLocal(dir.resolve("store-" + seed));
          SqlEngine sql = DuckQueries.builder(store).threads(1).memoryLimit("512MB").build()) {
-      FeatureTable table = DuckTestTables.createEvents(store, false);
+      FeatureTable table = TestTables.createEvents(store, false);
       Table iceberg = table.unwrap(Table.class);
       Set<Long> snapshots = new LinkedHashSet<>();
       List<String> log = new ArrayList<>();
@@ -62,7 +63,7 @@ class DuckPropertyTest {
           for (int i = 0; i < n; i++) {
             records.add(randomRecord(schema, random));
           }
-          DuckTestTables.append(table, records);
+          TestTables.append(table, records);
           log.add("append " + n);
         } else if (op == 4) {
           Type type = switch (random.nextInt(3)) {
@@ -92,11 +93,11 @@ class DuckPropertyTest {
         } else if (op == 7 && !liveFiles.isEmpty()) {
           DataFile file = liveFiles.get(random.nextInt(liveFiles.size()));
           long[] positions = random.longs(1 + random.nextInt(3), 0, file.recordCount()).distinct().toArray();
-          DuckTestTables.positionDelete(table, file, positions);
+          TestTables.positionDelete(table, file, positions);
           log.add("position delete " + positions.length);
         } else if (op == 8 && !liveFiles.isEmpty()) {
           long entity = random.nextInt(30);
-          DuckTestTables.equalityDelete(table, "entity_id", entity);
+          TestTables.equalityDelete(table, "entity_id", entity);
           log.add("equality delete entity " + entity);
         } else if (op == 9 && iceberg.currentSnapshot() != null) {
           List<Long> ancestors = SnapshotUtil.ancestorIds(iceberg.currentSnapshot(), iceberg::snapshot);

@@ -1,6 +1,7 @@
 package dev.featurestore.duckdb;
 
-import static dev.featurestore.duckdb.DuckTestTables.event;
+import dev.featurestore.core.query.TestTables;
+import static dev.featurestore.core.query.TestTables.event;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -30,8 +31,8 @@ class DuckSandboxTest {
   void open() {
     store = FeatureStore.openLocal(dir.resolve("store"));
     sql = DuckQueries.builder(store).threads(1).memoryLimit("512MB").build();
-    events = DuckTestTables.createEvents(store, false);
-    DuckTestTables.append(events, List.of(event(events, 1, "2026-01-01T10:00:00Z", 1.0, 2.0)));
+    events = TestTables.createEvents(store, false);
+    TestTables.append(events, List.of(event(events, 1, "2026-01-01T10:00:00Z", 1.0, 2.0)));
   }
 
   @AfterEach

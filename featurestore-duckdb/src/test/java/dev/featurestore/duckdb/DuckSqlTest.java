@@ -1,6 +1,7 @@
 package dev.featurestore.duckdb;
 
-import static dev.featurestore.duckdb.DuckTestTables.event;
+import dev.featurestore.core.query.TestTables;
+import static dev.featurestore.core.query.TestTables.event;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -51,7 +52,7 @@ class DuckSqlTest {
 
   @Test
   void groupBy_overCurrentSnapshot_matchesIcebergReader() {
-    FeatureTable events = DuckTestTables.createEvents(store, false);
+    FeatureTable events = TestTables.createEvents(store, false);
     events.ingest().synthetic(2_000, 7).commit();
     List<Map<String, Object>> rows = sql.query(
             "SELECT entity_id, count(*) AS n, sum(feature_a) AS s FROM ev GROUP BY entity_id ORDER BY entity_id")
@@ -69,8 +70,8 @@ class DuckSqlTest {
 
   @Test
   void select_star_returnsIcebergTypes() {
-    FeatureTable events = DuckTestTables.createEvents(store, false);
-    DuckTestTables.append(events, List.of(event(events, 1, "2026-01-01T10:00:00Z", 0.5, null)));
+    FeatureTable events = TestTables.createEvents(store, false);
+    TestTables.append(events, List.of(event(events, 1, "2026-01-01T10:00:00Z", 0.5, null)));
     List<Map<String, Object>> rows = sql.query("SELECT * FROM ev").table("ev", events).toList();
     assertThat(rows).isEqualTo(oracle(events.query()));
     assertThat(rows.get(0).keySet()).containsExactly("entity_id", "event_time", "feature_a", "feature_b");
@@ -79,13 +80,13 @@ class DuckSqlTest {
 
   @Test
   void timeTravel_snapshotTimeTagAndBranch() {
-    FeatureTable events = DuckTestTables.createEvents(store, false);
-    DuckTestTables.append(events, List.of(event(events, 1, "2026-01-01T10:00:00Z", 1.0, 1.0)));
-    long first = DuckTestTables.currentSnapshotId(events);
+    FeatureTable events = TestTables.createEvents(store, false);
+    TestTables.append(events, List.of(event(events, 1, "2026-01-01T10:00:00Z", 1.0, 1.0)));
+    long first = TestTables.currentSnapshotId(events);
     Instant afterFirst = Instant.now();
-    DuckTestTables.tick();
-    DuckTestTables.append(events, List.of(event(events, 2, "2026-01-01T11:00:00Z", 2.0, 2.0)));
-    long second = DuckTestTables.currentSnapshotId(events);
+    TestTables.tick();
+    TestTables.append(events, List.of(event(events, 2, "2026-01-01T11:00:00Z", 2.0, 2.0)));
+    long second = TestTables.currentSnapshotId(events);
     events.snapshots().createTag("v1", first);
     events.snapshots().createBranch("dev", second);
 
@@ -110,8 +111,8 @@ class DuckSqlTest {
 
   @Test
   void unknownSnapshot_fails() {
-    FeatureTable events = DuckTestTables.createEvents(store, false);
-    DuckTestTables.append(events, List.of(event(events, 1, "2026-01-01T10:00:00Z", 1.0, 1.0)));
+    FeatureTable events = TestTables.createEvents(store, false);
+    TestTables.append(events, List.of(event(events, 1, "2026-01-01T10:00:00Z", 1.0, 1.0)));
     assertThatThrownBy(() -> sql.query("SELECT * FROM t").table("t", TableVersion.of(events).asOfSnapshot(42)).toList())
         .isInstanceOf(SnapshotNotFoundException.class)
         .hasMessage("Cannot read table features.feature_events: unknown snapshot id: 42");
@@ -122,7 +123,7 @@ class DuckSqlTest {
 
   @Test
   void emptyTable_hasColumnsAndNoRows() {
-    FeatureTable events = DuckTestTables.createEvents(store, false);
+    FeatureTable events = TestTables.createEvents(store, false);
     try (SqlResult result = sql.query("SELECT * FROM t").table("t", events).execute()) {
       assertThat(result.columns()).containsExactly("entity_id", "event_time", "feature_a", "feature_b");
       assertThat(result.toList()).isEmpty();
@@ -132,12 +133,12 @@ class DuckSqlTest {
 
   @Test
   void schemaEvolution_readsOldFilesByFieldId() {
-    FeatureTable events = DuckTestTables.createEvents(store, false);
-    DuckTestTables.append(events, List.of(event(events, 1, "2026-01-01T10:00:00Z", 1.0, 1.5)));
-    long before = DuckTestTables.currentSnapshotId(events);
+    FeatureTable events = TestTables.createEvents(store, false);
+    TestTables.append(events, List.of(event(events, 1, "2026-01-01T10:00:00Z", 1.0, 1.5)));
+    long before = TestTables.currentSnapshotId(events);
     events.evolveSchema().renameColumn("feature_a", "clicks").dropColumn("feature_b")
         .addColumn("feature_c", Types.IntegerType.get()).commit();
-    DuckTestTables.append(events, List.of(DuckTestTables.record(events, "entity_id", 2L,
+    TestTables.append(events, List.of(TestTables.record(events, "entity_id", 2L,
         "event_time", OffsetDateTime.parse("2026-01-01T11:00:00Z"), "clicks", 2.0, "feature_c", 7)));
     events.evolveSchema().widenColumn("feature_c", Types.LongType.get()).addColumn("feature_b", Types.DoubleType.get())
         .commit();
@@ -156,15 +157,15 @@ class DuckSqlTest {
 
   @Test
   void deletes_positionalAndEquality_areApplied() {
-    FeatureTable events = DuckTestTables.createEvents(store, false);
+    FeatureTable events = TestTables.createEvents(store, false);
     List<org.apache.iceberg.data.Record> batch = new ArrayList<>();
     for (int i = 0; i < 10; i++) {
       batch.add(event(events, i, "2026-01-01T10:00:00Z", (double) i, null));
     }
-    DataFile file = DuckTestTables.append(events, batch).get(0);
-    DuckTestTables.positionDelete(events, file, 0, 3);
-    DuckTestTables.equalityDelete(events, "entity_id", 5L, 6L);
-    DuckTestTables.append(events, List.of(event(events, 5, "2026-01-02T10:00:00Z", 50.0, null)));
+    DataFile file = TestTables.append(events, batch).get(0);
+    TestTables.positionDelete(events, file, 0, 3);
+    TestTables.equalityDelete(events, "entity_id", 5L, 6L);
+    TestTables.append(events, List.of(event(events, 5, "2026-01-02T10:00:00Z", 50.0, null)));
     try (SqlResult result = sql.query("SELECT entity_id, feature_a FROM t ORDER BY entity_id").table("t", events).execute()) {
       List<Map<String, Object>> rows = result.toList();
       assertThat(rows).extracting(r -> r.get("entity_id")).containsExactly(1L, 2L, 4L, 5L, 7L, 8L, 9L);
@@ -177,10 +178,10 @@ class DuckSqlTest {
 
   @Test
   void filter_prunesFilesByPartitionAndStats_andFiltersRowsExactly() {
-    FeatureTable events = DuckTestTables.createEvents(store, true);
-    DuckTestTables.append(events, List.of(event(events, 1, "2026-01-01T10:00:00Z", 1.0, null),
+    FeatureTable events = TestTables.createEvents(store, true);
+    TestTables.append(events, List.of(event(events, 1, "2026-01-01T10:00:00Z", 1.0, null),
         event(events, 2, "2026-01-02T10:00:00Z", 2.0, null), event(events, 3, "2026-01-03T10:00:00Z", 3.0, null)));
-    DuckTestTables.append(events, List.of(event(events, 10, "2026-01-03T11:00:00Z", 30.0, null)));
+    TestTables.append(events, List.of(event(events, 10, "2026-01-03T11:00:00Z", 30.0, null)));
     TableVersion version = TableVersion.of(events)
         .filter(Expressions.greaterThanOrEqual("event_time", "2026-01-03T00:00:00+00:00"))
         .filter(Expressions.lessThan("entity_id", 5L));
@@ -198,8 +199,8 @@ class DuckSqlTest {
 
   @Test
   void select_projectsColumns_andUnknownColumnFails() {
-    FeatureTable events = DuckTestTables.createEvents(store, false);
-    DuckTestTables.append(events, List.of(event(events, 1, "2026-01-01T10:00:00Z", 1.0, 2.0)));
+    FeatureTable events = TestTables.createEvents(store, false);
+    TestTables.append(events, List.of(event(events, 1, "2026-01-01T10:00:00Z", 1.0, 2.0)));
     assertThat(sql.query("SELECT * FROM t").table("t", TableVersion.of(events).select("feature_b", "entity_id")).toList())
         .containsExactly(Map.of("feature_b", 2.0, "entity_id", 1L));
     assertThatThrownBy(() -> sql.query("SELECT * FROM t").table("t", TableVersion.of(events).select("nope")).toList())
@@ -209,7 +210,7 @@ class DuckSqlTest {
 
   @Test
   void exportParquet_writesRowsWithLineage() throws Exception {
-    FeatureTable events = DuckTestTables.createEvents(store, false);
+    FeatureTable events = TestTables.createEvents(store, false);
     events.ingest().synthetic(500, 3).commit();
     Path out = dir.resolve("out/slice.parquet");
     SqlExport export = sql.query("SELECT entity_id, feature_a FROM t WHERE feature_a > 0").table("t", events)
@@ -225,7 +226,7 @@ class DuckSqlTest {
 
   @Test
   void resultSet_streamsDuckDbTypes() throws Exception {
-    FeatureTable events = DuckTestTables.createEvents(store, false);
+    FeatureTable events = TestTables.createEvents(store, false);
     events.ingest().synthetic(300, 5).commit();
     try (SqlResult result = sql.query("SELECT entity_id FROM t").table("t", events).execute()) {
       java.sql.ResultSet rs = result.resultSet();

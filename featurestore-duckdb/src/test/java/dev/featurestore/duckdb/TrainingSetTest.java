@@ -1,6 +1,7 @@
 package dev.featurestore.duckdb;
 
-import static dev.featurestore.duckdb.DuckTestTables.event;
+import dev.featurestore.core.query.TestTables;
+import static dev.featurestore.core.query.TestTables.event;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.featurestore.FeatureStore;
@@ -38,7 +39,7 @@ class TrainingSetTest {
   void open() {
     store = FeatureStore.openLocal(dir.resolve("store"));
     sql = DuckQueries.builder(store).threads(1).memoryLimit("512MB").build();
-    events = DuckTestTables.createEvents(store, false);
+    events = TestTables.createEvents(store, false);
     labels = store.createTable(TableDefinition.builder(TableId.of("features", "labels"), new Schema(
         Types.NestedField.required(1, "entity_id", Types.LongType.get()),
         Types.NestedField.required(2, "label_time", Types.TimestampType.withZone()),
@@ -52,7 +53,7 @@ class TrainingSetTest {
   }
 
   private Record label(long entity, String time, int value) {
-    return DuckTestTables.record(labels, "entity_id", entity, "label_time", OffsetDateTime.parse(time), "label", value);
+    return TestTables.record(labels, "entity_id", entity, "label_time", OffsetDateTime.parse(time), "label", value);
   }
 
   private TrainingSet trainingSet(Duration ttl) {
@@ -64,12 +65,12 @@ class TrainingSetTest {
 
   @Test
   void handChecked_tiesLateLabelsTtlAndMissingEntities() {
-    DuckTestTables.append(events, List.of(
+    TestTables.append(events, List.of(
         event(events, 1, "2026-01-01T10:00:00Z", 1.0, null),
         event(events, 1, "2026-01-01T12:00:00Z", 2.0, null),
         event(events, 1, "2026-01-03T12:00:00Z", 3.0, null),
         event(events, 2, "2026-01-01T09:00:00Z", 20.0, null)));
-    DuckTestTables.append(labels, List.of(
+    TestTables.append(labels, List.of(
         label(1, "2026-01-01T12:00:00Z", 100),   // tie: the feature at exactly the label time counts
         label(1, "2026-01-01T11:59:59Z", 101),   // just before: the earlier value
         label(1, "2026-01-01T09:00:00Z", 102),   // before any feature of the entity: nulls
@@ -102,10 +103,10 @@ class TrainingSetTest {
 
   @Test
   void asOfTableVersion_ignoresLaterFeatureWrites_andRecordsLineage() {
-    DuckTestTables.append(events, List.of(event(events, 1, "2026-01-01T10:00:00Z", 1.0, null)));
-    long before = DuckTestTables.currentSnapshotId(events);
-    DuckTestTables.append(events, List.of(event(events, 1, "2026-01-01T11:00:00Z", 9.0, null)));
-    DuckTestTables.append(labels, List.of(label(1, "2026-01-01T12:00:00Z", 1)));
+    TestTables.append(events, List.of(event(events, 1, "2026-01-01T10:00:00Z", 1.0, null)));
+    long before = TestTables.currentSnapshotId(events);
+    TestTables.append(events, List.of(event(events, 1, "2026-01-01T11:00:00Z", 9.0, null)));
+    TestTables.append(labels, List.of(label(1, "2026-01-01T12:00:00Z", 1)));
     TrainingSet set = sql.trainingSet()
         .labels(TableVersion.of(labels), "entity_id", "label_time")
         .features("ev", TableVersion.of(events).asOfSnapshot(before), "entity_id", "event_time", null, "feature_a")
@@ -130,12 +131,12 @@ class TrainingSetTest {
       }
       featureRows.add(event(events, entity, time.toString(), (double) i, null));
     }
-    DuckTestTables.append(events, featureRows);
+    TestTables.append(events, featureRows);
     List<Record> labelRows = new ArrayList<>();
     for (int i = 0; i < 2_000; i++) {
       labelRows.add(label(random.nextInt(220), t0.plusSeconds(random.nextInt(86_400 * 11)).toString(), i));
     }
-    DuckTestTables.append(labels, labelRows);
+    TestTables.append(labels, labelRows);
     Duration ttl = Duration.ofHours(12);
 
     List<Map<String, Object>> rows = trainingSet(ttl).toList();
