@@ -122,6 +122,14 @@ import org.slf4j.LoggerFactory;
 public final class IngestOperation implements Ingest {
   /** Snapshot summary key naming the source kind: rows, objects, synthetic, csv, json or parquet. */
   public static final String SOURCE_PROPERTY = "featurestore.ingest.source";
+
+  /**
+   * Snapshot-summary key holding a random id per ingest, so the ingest finds its own snapshot
+   * after the commit even if another process committed right after it.
+   */
+  public static final String INGEST_ID_PROPERTY = "featurestore.ingest.id";
+
+  private final String ingestId = java.util.UUID.randomUUID().toString();
   /** Snapshot summary key holding the object key of an ingest from the bucket. */
   public static final String OBJECT_PROPERTY = "featurestore.ingest.object";
 
@@ -283,7 +291,7 @@ public final class IngestOperation implements Ingest {
     requireNonNull(key, "key is null");
     requireNonNull(value, "value is null");
     checkPending();
-    if (key.equals(SOURCE_PROPERTY)) {
+    if (key.equals(SOURCE_PROPERTY) || key.equals(INGEST_ID_PROPERTY)) {
       throw new IllegalArgumentException("Cannot set snapshot property: reserved key: " + key);
     }
     snapshotProperties.put(key, value);
@@ -476,7 +484,19 @@ public final class IngestOperation implements Ingest {
         summarize(append).commit();
         transaction.commitTransaction();
       }
-      return (branch == null ? current.currentSnapshot() : current.snapshot(branch)).snapshotId();
+      return committedSnapshotId(current);
+    }
+
+    /** The snapshot this ingest committed, found by its ingest id (not "whatever is current now"). */
+    private long committedSnapshotId(Table current) {
+      org.apache.iceberg.Snapshot head = branch == null ? current.currentSnapshot() : current.snapshot(branch);
+      for (org.apache.iceberg.Snapshot s = head; s != null;
+          s = s.parentId() == null ? null : current.snapshot(s.parentId())) {
+        if (ingestId.equals(s.summary().get(INGEST_ID_PROPERTY))) {
+          return s.snapshotId();
+        }
+      }
+      return head.snapshotId();
     }
 
     private <T extends SnapshotUpdate<T>> T summarize(T update) {
@@ -484,6 +504,7 @@ public final class IngestOperation implements Ingest {
       if (branch != null) {
         update.toBranch(branch);
       }
+      update.set(INGEST_ID_PROPERTY, ingestId);
       return update.set(SOURCE_PROPERTY, sourceKind);
     }
 

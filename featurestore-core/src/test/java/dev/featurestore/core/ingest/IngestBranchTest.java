@@ -66,4 +66,21 @@ class IngestBranchTest {
           .hasMessage("Cannot ingest to branch: ref is a tag: v1");
     }
   }
+
+  @Test
+  void reportedSnapshot_isFoundByTheIngestsOwnIdInTheSummary() {
+    try (FeatureStore store = FeatureStore.openLocal(dir)) {
+      FeatureTable table = store.createTable(events());
+      long first = table.ingest().synthetic(10, 1).commit().snapshotId().getAsLong();
+      long second = table.ingest().synthetic(10, 2).commit().snapshotId().getAsLong();
+      var history = table.snapshots().history();
+      assertThat(history).extracting(s -> s.snapshotId()).containsExactly(first, second);
+      assertThat(history.get(0).summary().get(IngestOperation.INGEST_ID_PROPERTY))
+          .isNotBlank()
+          .isNotEqualTo(history.get(1).summary().get(IngestOperation.INGEST_ID_PROPERTY));
+      assertThatThrownBy(() -> table.ingest().snapshotProperty(IngestOperation.INGEST_ID_PROPERTY, "x"))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessage("Cannot set snapshot property: reserved key: featurestore.ingest.id");
+    }
+  }
 }
