@@ -1,0 +1,116 @@
+package dev.featurestore.core.write;
+
+import static java.util.Objects.requireNonNull;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.List;
+import java.util.Map;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.FileFormat;
+import org.apache.iceberg.PartitionKey;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.data.GenericFileWriterFactory;
+import org.apache.iceberg.data.InternalRecordWrapper;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.io.FanoutDataWriter;
+import org.apache.iceberg.io.FileIO;
+import org.apache.iceberg.io.OutputFileFactory;
+import org.apache.iceberg.io.RollingDataWriter;
+import org.apache.iceberg.util.PropertyUtil;
+
+/**
+ * Internal, shared by ingest and the CDC module: writes generic records of one schema into data
+ * files of the table's current spec with Iceberg's generic writer: a fanout writer (one open file
+ * per partition) for partitioned tables, a rolling writer otherwise. Files roll at {@code
+ * write.target-file-size-bytes}. Nothing is committed; the caller commits {@link #finish()}'s
+ * files or throws them away. Not thread-safe: one writer per thread.
+ */
+public final class RecordFileWriter {
+  private final PartitionSpec spec;
+  private final RollingDataWriter<Record> rolling;
+  private final FanoutDataWriter<Record> fanout;
+  private final PartitionKey key;
+  private final InternalRecordWrapper wrapper;
+  private boolean closed;
+
+  /**
+   * @param writerProperties extra writer properties (for example the compression codec), on top
+   *     of the table's
+   * @param files where the files go (name, location, FileIO)
+   * @param io the FileIO the writers use to remove files they abandon (empty ones)
+   */
+  public RecordFileWriter(Table table, Schema schema, FileFormat format, Map<String, String> writerProperties,
+      OutputFileFactory files, FileIO io) {
+    requireNonNull(table, "table is null");
+    requireNonNull(schema, "schema is null");
+    this.spec = table.spec();
+    long targetSize = PropertyUtil.propertyAsLong(
+        table.properties(), TableProperties.WRITE_TARGET_FILE_SIZE_BYTES, TableProperties.WRITE_TARGET_FILE_SIZE_BYTES_DEFAULT);
+    GenericFileWriterFactory.Builder writers = new GenericFileWriterFactory.Builder(table)
+        .dataSchema(schema)
+        .dataFileFormat(format);
+    if (!writerProperties.isEmpty()) {
+      writers.writerProperties(writerProperties);
+    }
+    if (spec.isUnpartitioned()) {
+      this.rolling = new RollingDataWriter<>(writers.build(), files, io, targetSize, spec, null);
+      this.fanout = null;
+      this.key = null;
+      this.wrapper = null;
+    } else {
+      this.fanout = new FanoutDataWriter<>(writers.build(), files, io, targetSize);
+      this.rolling = null;
+      this.key = new PartitionKey(spec, schema);
+      this.wrapper = new InternalRecordWrapper(schema.asStruct());
+    }
+  }
+
+  public void write(Record record) {
+    if (rolling != null) {
+      rolling.write(record);
+    } else {
+      // partition transforms need Iceberg's internal values (micros for timestamps)
+      key.partition(wrapper.wrap(record));
+      fanout.write(record, spec, key);
+    }
+  }
+
+  /** Closes the open files and returns every data file written. */
+  public List<DataFile> finish() {
+    closed = true;
+    try {
+      return close();
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot close data files: " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * Closes quietly after a failure and returns the data files it could complete (possibly none:
+   * a caller that must delete every byte it wrote tracks locations itself).
+   */
+  public List<DataFile> abort() {
+    if (closed) {
+      return List.of();
+    }
+    closed = true;
+    try {
+      return close();
+    } catch (IOException | RuntimeException e) {
+      return List.of();
+    }
+  }
+
+  private List<DataFile> close() throws IOException {
+    if (rolling != null) {
+      rolling.close();
+      return rolling.result().dataFiles();
+    }
+    fanout.close();
+    return fanout.result().dataFiles();
+  }
+}
