@@ -1,7 +1,5 @@
 package dev.featurestore.core.ingest;
 
-import dev.featurestore.ValidationException;
-import org.apache.iceberg.SnapshotRef;
 import static java.util.Objects.requireNonNull;
 
 import dev.featurestore.CommitConflictException;
@@ -15,11 +13,11 @@ import dev.featurestore.InvalidDataException;
 import dev.featurestore.NotFoundException;
 import dev.featurestore.ObjectStorage;
 import dev.featurestore.ValidationException;
-import dev.featurestore.core.storage.s3.ObjectKeys;
-import java.io.InputStream;
-import org.apache.iceberg.io.InputFile;
+import dev.featurestore.core.CommitMarks;
 import dev.featurestore.core.Errors;
 import dev.featurestore.core.TableHandle;
+import dev.featurestore.core.storage.s3.ObjectKeys;
+import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -44,12 +42,14 @@ import org.apache.iceberg.AppendFiles;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.Schema;
+import org.apache.iceberg.SnapshotRef;
 import org.apache.iceberg.SnapshotUpdate;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.Transaction;
 import org.apache.iceberg.UpdateSchema;
 import org.apache.iceberg.data.GenericRecord;
+import org.apache.iceberg.io.InputFile;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.TypeUtil;
 import org.apache.iceberg.types.Types;
@@ -129,7 +129,7 @@ public final class IngestOperation implements Ingest {
    */
   public static final String INGEST_ID_PROPERTY = "featurestore.ingest.id";
 
-  private final String ingestId = java.util.UUID.randomUUID().toString();
+  private final CommitMarks ingestMark = CommitMarks.under(INGEST_ID_PROPERTY);
   /** Snapshot summary key holding the object key of an ingest from the bucket. */
   public static final String OBJECT_PROPERTY = "featurestore.ingest.object";
 
@@ -489,14 +489,7 @@ public final class IngestOperation implements Ingest {
 
     /** The snapshot this ingest committed, found by its ingest id (not "whatever is current now"). */
     private long committedSnapshotId(Table current) {
-      org.apache.iceberg.Snapshot head = branch == null ? current.currentSnapshot() : current.snapshot(branch);
-      for (org.apache.iceberg.Snapshot s = head; s != null;
-          s = s.parentId() == null ? null : current.snapshot(s.parentId())) {
-        if (ingestId.equals(s.summary().get(INGEST_ID_PROPERTY))) {
-          return s.snapshotId();
-        }
-      }
-      return head.snapshotId();
+      return ingestMark.committedSnapshotId(current, branch);
     }
 
     private <T extends SnapshotUpdate<T>> T summarize(T update) {
@@ -504,7 +497,7 @@ public final class IngestOperation implements Ingest {
       if (branch != null) {
         update.toBranch(branch);
       }
-      update.set(INGEST_ID_PROPERTY, ingestId);
+      ingestMark.mark(update);
       return update.set(SOURCE_PROPERTY, sourceKind);
     }
 

@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import dev.featurestore.CommitConflictException;
 import dev.featurestore.Compaction;
 import dev.featurestore.CompactionResult;
+import dev.featurestore.core.CommitMarks;
 import dev.featurestore.core.Errors;
 import dev.featurestore.core.TableHandle;
 import java.io.IOException;
@@ -327,7 +328,8 @@ final class CompactionOperation implements Compaction {
 
   private long commit(Table table, Snapshot start, List<Group> groups, List<DeleteFile> danglingDeletes,
       List<DataFile> written) {
-    RewriteFiles rewrite = table.newRewrite().validateFromSnapshot(start.snapshotId());
+    CommitMarks mark = CommitMarks.create();
+    RewriteFiles rewrite = mark.mark(table.newRewrite().validateFromSnapshot(start.snapshotId()));
     if (start.sequenceNumber() > 0) {
       rewrite.dataSequenceNumber(start.sequenceNumber());
     }
@@ -345,7 +347,7 @@ final class CompactionOperation implements Compaction {
       throw Errors.translate(e, "compact table " + handle.id());
     }
     table.refresh();
-    return table.currentSnapshot().snapshotId();
+    return mark.committedSnapshotId(table, null);
   }
 
   private void deleteQuietly(List<DataFile> files) {
