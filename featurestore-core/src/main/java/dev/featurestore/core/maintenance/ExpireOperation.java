@@ -118,6 +118,9 @@ final class ExpireOperation implements SnapshotExpiry {
     ExpireSnapshots expire = table.expireSnapshots()
         .cleanExpiredFiles(deleteFiles)
         .deleteWith(counter::delete)
+        // manifests are read and files deleted (each after a size lookup) on the store's workers
+        .executeDeleteWith(handle.workers())
+        .planWith(handle.workers())
         // without an explicit time Iceberg would also expire by the table's max snapshot age
         .expireOlderThan(olderThan != null ? olderThan.toEpochMilli()
             : retainLast != null ? System.currentTimeMillis() + 1 : Long.MIN_VALUE);
