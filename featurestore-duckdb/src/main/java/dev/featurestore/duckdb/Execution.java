@@ -15,7 +15,6 @@ import java.util.Optional;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.iceberg.DeleteFile;
-import org.apache.iceberg.FileContent;
 import org.apache.iceberg.FileScanTask;
 import org.duckdb.DuckDBConnection;
 
@@ -125,18 +124,19 @@ final class Execution implements AutoCloseable {
     }
   }
 
-  /** Local paths of every data and equality-delete file, fetching remote ones into the cache. */
+  /**
+   * Local paths of every data and delete file (equality, positional, deletion-vector Puffin
+   * files), fetching remote ones into the cache, so a warm query reads nothing remote but metadata.
+   */
   private Map<String, String> fetch(PlannedScan scan, int index) {
     Map<String, String> local = new HashMap<>();
     List<String> remote = new ArrayList<>();
-    List<String> locations = new ArrayList<>();
+    java.util.Set<String> locations = new java.util.LinkedHashSet<>();
     for (FileScanTask task : scan.tasks()) {
       locations.add(task.file().location());
     }
     for (DeleteFile delete : scan.deleteFiles()) {
-      if (delete.content() == FileContent.EQUALITY_DELETES) {
-        locations.add(delete.location());
-      }
+      locations.add(delete.location());
     }
     for (String location : locations) {
       Optional<java.nio.file.Path> path = engine.readableLocally(location);

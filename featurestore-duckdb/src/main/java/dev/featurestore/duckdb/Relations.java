@@ -140,7 +140,9 @@ final class Relations {
   private static void loadPositions(DuckDBConnection connection, Statement statement, String table, PlannedScan scan,
       Function<String, String> localPath) throws SQLException {
     statement.execute("CREATE OR REPLACE TEMP TABLE " + table + " (filename VARCHAR, pos BIGINT)");
-    BaseDeleteLoader loader = new BaseDeleteLoader(delete -> scan.table().io().newInputFile(delete));
+    // delete files are local by now (the warehouse or the cache)
+    BaseDeleteLoader loader = new BaseDeleteLoader(
+        delete -> org.apache.iceberg.Files.localInput(new java.io.File(localPath.apply(delete.location()))));
     try (DuckDBAppender appender = connection.createAppender("temp", "main", table)) {
       for (FileScanTask task : scan.tasks()) {
         List<DeleteFile> deletes = task.deletes().stream()
