@@ -66,7 +66,7 @@ public final class SqlQueryExample {
         }
       }
 
-      // a filter prunes files and filters rows exactly; the top entities by mean feature_a
+      // any SELECT DuckDB runs: here the entities with the highest mean feature_a at the later snapshot
       List<Map<String, Object>> top = sql.query("""
               SELECT entity_id, count(*) AS n, round(avg(feature_a), 3) AS avg_a
               FROM ev GROUP BY entity_id HAVING count(*) >= 2 ORDER BY avg_a DESC, entity_id LIMIT 3""")
