@@ -58,9 +58,25 @@ final class DuckSqlResult implements SqlResult {
       return arrow;
     } catch (SQLException e) {
       throw execution.translate(e);
+    } catch (RuntimeException e) {
+      if (missingAddOpens(e)) {
+        throw new dev.featurestore.FeatureStoreException("Cannot read query result as Arrow: start the JVM with "
+            + "--add-opens=java.base/java.nio=ALL-UNNAMED (Arrow's C data import needs it)", e);
+      }
+      throw e;
     } finally {
       executionNanos += System.nanoTime() - start;
     }
+  }
+
+  /** Arrow wraps java.nio buffers around DuckDB's memory; without the flag it cannot. */
+  private static boolean missingAddOpens(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof UnsupportedOperationException && String.valueOf(t.getMessage()).contains("DirectByteBuffer")) {
+        return true;
+      }
+    }
+    return false;
   }
 
   @Override
