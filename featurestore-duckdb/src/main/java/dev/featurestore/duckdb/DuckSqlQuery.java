@@ -6,7 +6,14 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.featurestore.AlreadyExistsException;
+import dev.featurestore.ObjectStorage;
+import dev.featurestore.ObjectUpload;
 import dev.featurestore.StorageException;
+import dev.featurestore.ValidationException;
+import dev.featurestore.core.Errors;
+import dev.featurestore.core.storage.s3.Bucket;
+import dev.featurestore.core.storage.s3.ObjectKeys;
+import dev.featurestore.core.storage.s3.ObjectUploader;
 import dev.featurestore.duckdb.ScanPlanner.PlannedScan;
 import java.io.IOException;
 import java.nio.file.AtomicMoveNotSupportedException;
@@ -31,12 +38,24 @@ final class DuckSqlQuery implements SqlQuery {
   private final String sql;
   private final Map<String, TableVersion> relations;
   private final Duration timeout;
+  private final String parameters; // JSON added to the lineage (a training set's definition), or null
 
   DuckSqlQuery(DuckEngine engine, String sql, Map<String, TableVersion> relations, Duration timeout) {
+    this(engine, sql, relations, timeout, null);
+  }
+
+  DuckSqlQuery(DuckEngine engine, String sql, Map<String, TableVersion> relations, Duration timeout,
+      String parameters) {
     this.engine = engine;
     this.sql = sql;
     this.relations = relations;
     this.timeout = timeout;
+    this.parameters = parameters;
+  }
+
+  /** The same query with {@code json} recorded in its exports' lineage under {@code parameters}. */
+  DuckSqlQuery withLineageParameters(String json) {
+    return new DuckSqlQuery(engine, sql, relations, timeout, json);
   }
 
   @Override
@@ -56,7 +75,7 @@ final class DuckSqlQuery implements SqlQuery {
     }
     Map<String, TableVersion> more = new LinkedHashMap<>(relations);
     more.put(name, version);
-    return new DuckSqlQuery(engine, sql, more, timeout);
+    return new DuckSqlQuery(engine, sql, more, timeout, parameters);
   }
 
   @Override
@@ -65,7 +84,7 @@ final class DuckSqlQuery implements SqlQuery {
     if (value.isNegative() || value.isZero()) {
       throw new IllegalArgumentException("Cannot set timeout: must be positive: " + value);
     }
-    return new DuckSqlQuery(engine, sql, relations, value);
+    return new DuckSqlQuery(engine, sql, relations, value, parameters);
   }
 
   @Override
@@ -96,6 +115,37 @@ final class DuckSqlQuery implements SqlQuery {
       throw new AlreadyExistsException("Cannot export query: file exists: " + target);
     }
     engine.checkOpen();
+    return writeParquet(target);
+  }
+
+  @Override
+  public SqlExport exportToBucket(String name) {
+    requireNonNull(name, "name is null");
+    ObjectKeys.check(name);
+    ObjectStorage storage = engine.store().config().objectStorage().orElseThrow(() -> new ValidationException(
+        "Cannot export query to bucket: the store is not on object storage, use exportParquet(Path): " + name));
+    engine.checkOpen();
+    String key = "exports/" + (name.endsWith(".parquet") ? name : name + ".parquet");
+    try (Bucket bucket = Bucket.over(storage, engine.fileIO())) {
+      bucket.key(key);
+      if (bucket.headIfExists(key).isPresent()) {
+        throw new AlreadyExistsException("Cannot export query: object already exists: " + key);
+      }
+      Path local = engine.workDirectory().resolve("exports").resolve("upload-" + UUID.randomUUID() + ".parquet");
+      try {
+        SqlExport written = writeParquet(local);
+        ObjectUploader.upload(bucket, key, local, new ObjectUploader.Options(ObjectUpload.DEFAULT_PART_SIZE,
+            ObjectUpload.DEFAULT_PART_SIZE, "application/vnd.apache.parquet", Map.of(), null));
+        return new SqlExport(bucket.location(key), written.rows(), written.bytes(), written.lineage(), written.stats());
+      } catch (RuntimeException e) {
+        throw Errors.translate(e, "export query to " + key);
+      } finally {
+        deleteQuietly(local);
+      }
+    }
+  }
+
+  private SqlExport writeParquet(Path target) {
     try (Execution execution = new Execution(engine, sql, new LinkedHashMap<>(relations), timeout).prepare()) {
       String lineage = lineage(execution);
       // DuckDB may only write inside the work directory: write there, then move into place
@@ -123,7 +173,7 @@ final class DuckSqlQuery implements SqlQuery {
         long bytes = Files.size(target);
         SqlStats stats = new SqlStats(List.copyOf(execution.tableStats()), rows, execution.planningTime(),
             execution.fetchTime(), Duration.ofNanos(executionNanos));
-        return new SqlExport(target, rows, bytes, lineage, stats);
+        return new SqlExport(target.toString(), rows, bytes, lineage, stats);
       } catch (java.nio.file.FileAlreadyExistsException e) {
         deleteQuietly(staging);
         throw new AlreadyExistsException("Cannot export query: file exists: " + target);
@@ -159,6 +209,14 @@ final class DuckSqlQuery implements SqlQuery {
       ArrayNode columns = table.putArray("columns");
       scan.columns().forEach(c -> columns.add(c.name()));
     }
+    if (parameters != null) {
+      try {
+        root.set("parameters", JSON.readTree(parameters));
+      } catch (java.io.IOException e) {
+        throw new IllegalStateException("Cannot write lineage: invalid parameters: " + e.getMessage(), e);
+      }
+    }
+    root.put("exported_at", java.time.Instant.now().toString());
     return root.toString();
   }
 

@@ -7,6 +7,9 @@ import java.time.Duration;
 import java.util.Iterator;
 import java.util.List;
 import java.util.NoSuchElementException;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.ipc.ArrowReader;
+import org.duckdb.DuckDBResultSet;
 
 /** A streamed result; owns its execution (connection, cached files, timeout) until closed. */
 final class DuckSqlResult implements SqlResult {
@@ -16,6 +19,7 @@ final class DuckSqlResult implements SqlResult {
   private long rows = 0;
   private long executionNanos;
   private boolean iterated = false;
+  private ResultArrowReader arrow;
   private boolean closed = false;
 
   DuckSqlResult(Execution execution, ResultSet resultSet, long executionNanos) throws SQLException {
@@ -34,6 +38,45 @@ final class DuckSqlResult implements SqlResult {
   public ResultSet resultSet() {
     checkOpen();
     return resultSet;
+  }
+
+  @Override
+  public ArrowReader arrow(BufferAllocator allocator, int batchRows) {
+    java.util.Objects.requireNonNull(allocator, "allocator is null");
+    if (batchRows < 1) {
+      throw new IllegalArgumentException("Cannot read Arrow batches: batch rows must be at least 1: " + batchRows);
+    }
+    checkOpen();
+    if (iterated) {
+      throw new IllegalStateException("Cannot read query result as Arrow: already read (a result is single-use)");
+    }
+    iterated = true;
+    long start = System.nanoTime();
+    try {
+      ArrowReader exported = (ArrowReader) resultSet.unwrap(DuckDBResultSet.class).arrowExportStream(allocator, batchRows);
+      arrow = new ResultArrowReader(allocator, exported, n -> rows += n, this::checkOpen);
+      return arrow;
+    } catch (SQLException e) {
+      throw execution.translate(e);
+    } catch (RuntimeException e) {
+      if (missingAddOpens(e)) {
+        throw new dev.featurestore.FeatureStoreException("Cannot read query result as Arrow: start the JVM with "
+            + "--add-opens=java.base/java.nio=ALL-UNNAMED (Arrow's C data import needs it)", e);
+      }
+      throw e;
+    } finally {
+      executionNanos += System.nanoTime() - start;
+    }
+  }
+
+  /** Arrow wraps java.nio buffers around DuckDB's memory; without the flag it cannot. */
+  private static boolean missingAddOpens(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof UnsupportedOperationException && String.valueOf(t.getMessage()).contains("DirectByteBuffer")) {
+        return true;
+      }
+    }
+    return false;
   }
 
   @Override
@@ -104,6 +147,13 @@ final class DuckSqlResult implements SqlResult {
       return;
     }
     closed = true;
+    try {
+      if (arrow != null) {
+        arrow.close();
+      }
+    } catch (java.io.IOException | RuntimeException e) {
+      // releasing the stream; the connection is closed next
+    }
     try {
       resultSet.close();
     } catch (SQLException e) {

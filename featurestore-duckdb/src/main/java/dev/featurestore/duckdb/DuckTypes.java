@@ -32,6 +32,21 @@ final class DuckTypes {
       case STRING -> "VARCHAR";
       case UUID -> "UUID";
       case FIXED, BINARY -> "BLOB";
+      case STRUCT -> {
+        StringBuilder struct = new StringBuilder("STRUCT(");
+        boolean first = true;
+        for (Types.NestedField field : type.asStructType().fields()) {
+          if (!first) {
+            struct.append(", ");
+          }
+          first = false;
+          struct.append(identifier(field.name())).append(' ').append(sqlType(field.type(), column + "." + field.name()));
+        }
+        yield struct.append(")").toString();
+      }
+      case LIST -> sqlType(type.asListType().elementType(), column + ".element") + "[]";
+      case MAP -> "MAP(" + sqlType(type.asMapType().keyType(), column + ".key") + ", "
+          + sqlType(type.asMapType().valueType(), column + ".value") + ")";
       default -> throw new UnsupportedOperationException(
           "Cannot query column with SQL: type not supported by the DuckDB adapter: " + column + " " + type);
     };

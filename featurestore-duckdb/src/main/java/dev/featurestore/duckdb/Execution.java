@@ -15,7 +15,6 @@ import java.util.Optional;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.iceberg.DeleteFile;
-import org.apache.iceberg.FileContent;
 import org.apache.iceberg.FileScanTask;
 import org.duckdb.DuckDBConnection;
 
@@ -41,6 +40,7 @@ final class Execution implements AutoCloseable {
   private boolean closed = false;
   private long planningNanos = 0;
   private long fetchNanos = 0;
+  private java.nio.file.Path fallbackDirectory;
 
   Execution(DuckEngine engine, String sql, Map<String, TableVersion> relations, Duration timeout) {
     this.engine = engine;
@@ -73,6 +73,22 @@ final class Execution implements AutoCloseable {
       List<Map<String, String>> paths = new ArrayList<>();
       for (int i = 0; i < scans.size(); i++) {
         paths.add(fetch(scans.get(i), i));
+        checkCancelled();
+      }
+      for (int i = 0; i < scans.size(); i++) {
+        PlannedScan scan = scans.get(i);
+        Map<String, String> rewritten;
+        try {
+          rewritten = NestedFallback.rewrite(scan, Relations.readFields(scan).values(), paths.get(i), fallbackDirectory());
+        } catch (RuntimeException e) {
+          throw Errors.translate(e, "read table " + scan.tableId());
+        }
+        paths.get(i).putAll(rewritten);
+        TableScanStats s = tableStats.get(i);
+        tableStats.set(i, new TableScanStats(s.name(), s.table(), s.snapshotId(), s.totalDataFiles(),
+            s.plannedDataFiles(), s.plannedDeleteFiles(), s.prunedByPartition(), s.prunedByColumnStats(),
+            s.plannedBytes(), s.filesFromCache(), s.filesFetched(), s.bytesFetched(), s.planningTime(),
+            rewritten.size()));
         checkCancelled();
       }
       fetchNanos = System.nanoTime() - start;
@@ -108,18 +124,19 @@ final class Execution implements AutoCloseable {
     }
   }
 
-  /** Local paths of every data and equality-delete file, fetching remote ones into the cache. */
+  /**
+   * Local paths of every data and delete file (equality, positional, deletion-vector Puffin
+   * files), fetching remote ones into the cache, so a warm query reads nothing remote but metadata.
+   */
   private Map<String, String> fetch(PlannedScan scan, int index) {
     Map<String, String> local = new HashMap<>();
     List<String> remote = new ArrayList<>();
-    List<String> locations = new ArrayList<>();
+    java.util.Set<String> locations = new java.util.LinkedHashSet<>();
     for (FileScanTask task : scan.tasks()) {
       locations.add(task.file().location());
     }
     for (DeleteFile delete : scan.deleteFiles()) {
-      if (delete.content() == FileContent.EQUALITY_DELETES) {
-        locations.add(delete.location());
-      }
+      locations.add(delete.location());
     }
     for (String location : locations) {
       Optional<java.nio.file.Path> path = engine.readableLocally(location);
@@ -146,8 +163,21 @@ final class Execution implements AutoCloseable {
     tableStats.add(new TableScanStats(relationName(index), scan.tableId(), scan.snapshotId(),
         scan.totalDataFiles(), scan.tasks().size(), scan.deleteFiles().size(), scan.prunedByPartition(),
         scan.prunedByStats(), scan.dataBytes() + deleteBytes, fromCache, fetched, bytes,
-        Duration.ofNanos(scan.planningNanos())));
+        Duration.ofNanos(scan.planningNanos()), 0));
     return local;
+  }
+
+  /** Where files read through Iceberg are rewritten for this query; deleted when it closes. */
+  private java.nio.file.Path fallbackDirectory() {
+    if (fallbackDirectory == null) {
+      fallbackDirectory = engine.workDirectory().resolve("tmp").resolve("fallback-" + java.util.UUID.randomUUID());
+      try {
+        java.nio.file.Files.createDirectories(fallbackDirectory);
+      } catch (java.io.IOException e) {
+        throw new StorageException("Cannot create directory: " + e.getMessage() + ": " + fallbackDirectory, e);
+      }
+    }
+    return fallbackDirectory;
   }
 
   private String relationName(int index) {
@@ -236,6 +266,17 @@ final class Execution implements AutoCloseable {
     return new FeatureStoreException("Cannot run query: " + firstLine, e);
   }
 
+  private void deleteFallbackFiles() {
+    if (fallbackDirectory == null) {
+      return;
+    }
+    try (java.util.stream.Stream<java.nio.file.Path> files = java.nio.file.Files.walk(fallbackDirectory)) {
+      files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    } catch (java.io.IOException e) {
+      // best effort: the engine's tmp directory
+    }
+  }
+
   @Override
   public void close() {
     synchronized (this) {
@@ -261,6 +302,7 @@ final class Execution implements AutoCloseable {
       for (int i = leases.size() - 1; i >= 0; i--) {
         leases.get(i).close();
       }
+      deleteFallbackFiles();
       engine.finished(this);
     }
   }

@@ -64,10 +64,7 @@ final class Relations {
         statement.execute("CREATE OR REPLACE TEMP VIEW " + identifier(name) + " AS SELECT " + empty + " WHERE FALSE");
         return;
       }
-      // every column of the version (filters and deletes may need unselected ones), plus
-      // equality-delete columns the version's schema no longer has
-      Map<Integer, Types.NestedField> read = new LinkedHashMap<>();
-      scan.schema().columns().forEach(f -> read.put(f.fieldId(), f));
+      Map<Integer, Types.NestedField> read = readFields(scan);
       List<DeleteFile> positional = new ArrayList<>();
       List<DeleteFile> equality = new ArrayList<>();
       for (DeleteFile delete : scan.deleteFiles()) {
@@ -75,9 +72,6 @@ final class Relations {
           positional.add(delete);
         } else {
           equality.add(delete);
-          for (int id : delete.equalityFieldIds()) {
-            read.computeIfAbsent(id, missing -> fieldInAnySchema(scan, missing));
-          }
         }
       }
       boolean needFileColumns = !positional.isEmpty() || !equality.isEmpty();
@@ -125,11 +119,30 @@ final class Relations {
     }
   }
 
+  /**
+   * The fields read from data files by id: every column of the version (filters and deletes may
+   * need unselected ones), plus equality-delete columns the version's schema no longer has.
+   */
+  static Map<Integer, Types.NestedField> readFields(PlannedScan scan) {
+    Map<Integer, Types.NestedField> read = new LinkedHashMap<>();
+    scan.schema().columns().forEach(f -> read.put(f.fieldId(), f));
+    for (DeleteFile delete : scan.deleteFiles()) {
+      if (delete.content() == FileContent.EQUALITY_DELETES) {
+        for (int id : delete.equalityFieldIds()) {
+          read.computeIfAbsent(id, missing -> fieldInAnySchema(scan, missing));
+        }
+      }
+    }
+    return read;
+  }
+
   /** Deleted positions (position delete files and v3 deletion vectors), through Iceberg's loader. */
   private static void loadPositions(DuckDBConnection connection, Statement statement, String table, PlannedScan scan,
       Function<String, String> localPath) throws SQLException {
     statement.execute("CREATE OR REPLACE TEMP TABLE " + table + " (filename VARCHAR, pos BIGINT)");
-    BaseDeleteLoader loader = new BaseDeleteLoader(delete -> scan.table().io().newInputFile(delete));
+    // delete files are local by now (the warehouse or the cache)
+    BaseDeleteLoader loader = new BaseDeleteLoader(
+        delete -> org.apache.iceberg.Files.localInput(new java.io.File(localPath.apply(delete.location()))));
     try (DuckDBAppender appender = connection.createAppender("temp", "main", table)) {
       for (FileScanTask task : scan.tasks()) {
         List<DeleteFile> deletes = task.deletes().stream()

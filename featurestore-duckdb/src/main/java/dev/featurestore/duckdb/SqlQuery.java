@@ -49,4 +49,17 @@ public interface SqlQuery {
    * @throws dev.featurestore.AlreadyExistsException if the file exists
    */
   SqlExport exportParquet(Path file);
+
+  /**
+   * Runs the query and writes its rows as Parquet to {@code exports/<name>.parquet} in the store's
+   * bucket, with the same lineage in the footer as {@link #exportParquet(Path)}. The file is
+   * written in the engine's work directory first, then uploaded (multipart when large) and the
+   * local copy deleted; a failed export leaves no object.
+   *
+   * @throws dev.featurestore.ValidationException if the store is not on object storage
+   * @throws dev.featurestore.AlreadyExistsException if the object exists (checked before writing;
+   *     B2 has no conditional writes, so a concurrent exporter of the same name can still race)
+   * @throws IllegalArgumentException if the name is not a valid object key
+   */
+  SqlExport exportToBucket(String name);
 }

@@ -52,8 +52,43 @@ final class SqlRow implements Row {
         case "TIMESTAMP WITH TIME ZONE" -> rs.getObject(column, OffsetDateTime.class).withOffsetSameInstant(ZoneOffset.UTC);
         case "TIMESTAMP", "TIMESTAMP_NS", "TIMESTAMP_MS", "TIMESTAMP_S" -> rs.getObject(column, LocalDateTime.class);
         case "BLOB" -> ByteBuffer.wrap(rs.getBytes(column));
-        default -> raw;
+        default -> nested(raw);
       };
+    }
+
+    /** Structs as maps of field name to value (in field order), lists as lists, maps as maps. */
+    private static Object nested(Object raw) throws SQLException {
+      if (raw instanceof java.sql.Struct struct) {
+        Map<String, Object> fields = raw instanceof org.duckdb.DuckDBStruct duck ? duck.getMap() : null;
+        Map<String, Object> converted = new LinkedHashMap<>();
+        if (fields != null) {
+          for (Map.Entry<String, Object> field : fields.entrySet()) {
+            converted.put(field.getKey(), nested(field.getValue()));
+          }
+        } else {
+          Object[] attributes = struct.getAttributes();
+          for (int i = 0; i < attributes.length; i++) {
+            converted.put(Integer.toString(i), nested(attributes[i]));
+          }
+        }
+        return converted;
+      }
+      if (raw instanceof java.sql.Array array) {
+        Object[] elements = (Object[]) array.getArray();
+        List<Object> list = new ArrayList<>(elements.length);
+        for (Object element : elements) {
+          list.add(nested(element));
+        }
+        return list;
+      }
+      if (raw instanceof Map<?, ?> map) {
+        Map<Object, Object> converted = new LinkedHashMap<>();
+        for (Map.Entry<?, ?> entry : map.entrySet()) {
+          converted.put(nested(entry.getKey()), nested(entry.getValue()));
+        }
+        return converted;
+      }
+      return raw;
     }
   }
 

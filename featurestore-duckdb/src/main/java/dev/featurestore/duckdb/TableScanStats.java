@@ -20,6 +20,8 @@ import java.time.Duration;
  * @param filesFetched remote files fetched into the cache for this query
  * @param bytesFetched bytes fetched for this query
  * @param planningTime time spent resolving the version and planning files
+ * @param filesReadThroughIceberg data files DuckDB could not map by field id (a nested field
+ *     renamed, added or dropped since they were written), read through Iceberg's reader instead
  */
 public record TableScanStats(
     String name,
@@ -34,7 +36,8 @@ public record TableScanStats(
     long filesFromCache,
     long filesFetched,
     long bytesFetched,
-    Duration planningTime) {
+    Duration planningTime,
+    long filesReadThroughIceberg) {
 
   /** As the core library's {@link ScanStats}, with the rows and execution time of the whole query. */
   public ScanStats toScanStats(long rowsReturned, Duration executionTime) {

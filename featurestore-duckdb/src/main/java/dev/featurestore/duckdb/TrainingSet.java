@@ -57,9 +57,21 @@ public final class TrainingSet {
     return query.toList();
   }
 
-  /** Writes the training set as Parquet with its lineage (every table's snapshot and filter). */
+  /**
+   * Writes the training set as Parquet with its lineage: every table's snapshot id, filter and
+   * columns, and the set's parameters (label key and time columns; per feature table its key,
+   * time, TTL and columns).
+   */
   public SqlExport exportParquet(Path file) {
     return query.exportParquet(file);
+  }
+
+  /**
+   * Writes the training set to {@code exports/<name>.parquet} in the store's bucket, with the same
+   * lineage as {@link #exportParquet(Path)}; see {@link SqlQuery#exportToBucket(String)}.
+   */
+  public SqlExport exportToBucket(String name) {
+    return query.exportToBucket(name);
   }
 
   /** Collects the labels and feature tables. */
@@ -160,11 +172,33 @@ public final class TrainingSet {
             .append(time);
       }
       String sql = select + from.toString() + " ORDER BY l." + identifier(labelEntity) + ", l." + identifier(labelTime);
-      SqlQuery query = engine.query(sql).table("labels", labels);
+      SqlQuery query = ((DuckSqlQuery) engine.query(sql)).withLineageParameters(parameters())
+          .table("labels", labels);
       for (Features f : features) {
         query = query.table("f_" + f.name(), f.version());
       }
       return new TrainingSet(query, sql);
+    }
+
+    /** The definition, for the lineage of exports (tables and snapshots are added there). */
+    private String parameters() {
+      com.fasterxml.jackson.databind.node.ObjectNode root =
+          com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.objectNode();
+      root.put("kind", "training_set");
+      root.putObject("labels").put("relation", "labels").put("entity", labelEntity).put("time", labelTime);
+      com.fasterxml.jackson.databind.node.ArrayNode list = root.putArray("features");
+      for (Features f : features) {
+        com.fasterxml.jackson.databind.node.ObjectNode node = list.addObject();
+        node.put("name", f.name()).put("relation", "f_" + f.name()).put("entity", f.entity()).put("time", f.time());
+        if (f.ttl() == null) {
+          node.putNull("ttl");
+        } else {
+          node.put("ttl", f.ttl().toString());
+        }
+        com.fasterxml.jackson.databind.node.ArrayNode columns = node.putArray("columns");
+        f.columns().forEach(columns::add);
+      }
+      return root.toString();
     }
   }
 }

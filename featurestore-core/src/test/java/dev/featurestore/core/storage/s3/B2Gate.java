@@ -36,13 +36,13 @@ import java.util.function.Predicate;
  * <p>It also injects faults for a share of requests (500, 503, slow responses, dropped
  * connections), deterministic for a seed, and can fail every request matching a predicate.
  */
-final class B2Gate implements AutoCloseable {
+public final class B2Gate implements AutoCloseable {
   /** One request as the gate saw it. */
-  record Seen(String method, String target, Map<String, String> headers) {}
+  public record Seen(String method, String target, Map<String, String> headers) {}
 
   /** Shares of requests that get a fault, each in [0, 1]; rolled in this order. */
-  record Faults(double drop, double error500, double error503, double slow, long slowMillis, long seed) {
-    static Faults none() {
+  public record Faults(double drop, double error500, double error503, double slow, long slowMillis, long seed) {
+    public static Faults none() {
       return new Faults(0, 0, 0, 0, 0, 0);
     }
   }
@@ -69,26 +69,26 @@ final class B2Gate implements AutoCloseable {
     threads.execute(this::acceptLoop);
   }
 
-  int port() {
+  public int port() {
     return server.getLocalPort();
   }
 
-  String endpoint() {
+  public String endpoint() {
     return "http://127.0.0.1:" + port();
   }
 
   /** Injects faults from now on (and resets the random sequence to the seed). */
-  synchronized void faults(Faults faults) {
+  public synchronized void faults(Faults faults) {
     this.faults = faults;
     this.random = new Random(faults.seed());
   }
 
   /** Answers 500 to every request matching {@code predicate} (until {@link #reset()}). */
-  void failHard(Predicate<Seen> predicate) {
+  public void failHard(Predicate<Seen> predicate) {
     this.hardFailure = predicate;
   }
 
-  void reset() {
+  public void reset() {
     faults(Faults.none());
     hardFailure = s -> false;
     seen.clear();
@@ -97,21 +97,21 @@ final class B2Gate implements AutoCloseable {
     injected.set(0);
   }
 
-  List<Seen> seen() {
+  public List<Seen> seen() {
     synchronized (seen) {
       return List.copyOf(seen);
     }
   }
 
-  int rejectedChecksum() {
+  public int rejectedChecksum() {
     return rejectedChecksum.get();
   }
 
-  int rejectedConditional() {
+  public int rejectedConditional() {
     return rejectedConditional.get();
   }
 
-  int injectedFaults() {
+  public int injectedFaults() {
     return injected.get();
   }
 
