@@ -36,9 +36,9 @@ import java.util.function.Predicate;
  * <p>It also injects faults for a share of requests (500, 503, slow responses, dropped
  * connections), deterministic for a seed, and can fail every request matching a predicate.
  */
-final class B2Gate implements AutoCloseable {
+public final class B2Gate implements AutoCloseable {
   /** One request as the gate saw it. */
-  record Seen(String method, String target, Map<String, String> headers) {}
+  public record Seen(String method, String target, Map<String, String> headers) {}
 
   /** Shares of requests that get a fault, each in [0, 1]; rolled in this order. */
   record Faults(double drop, double error500, double error503, double slow, long slowMillis, long seed) {
@@ -84,7 +84,7 @@ final class B2Gate implements AutoCloseable {
   }
 
   /** Answers 500 to every request matching {@code predicate} (until {@link #reset()}). */
-  void failHard(Predicate<Seen> predicate) {
+  public void failHard(Predicate<Seen> predicate) {
     this.hardFailure = predicate;
   }
 

@@ -31,10 +31,10 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  * {@link B2Gate} in front of it. Register with {@code @RegisterExtension static S3TestServer s3 = new S3TestServer();}.
  * Faults of the gate are reset before each test.
  */
-final class S3TestServer implements BeforeAllCallback, AfterAllCallback, BeforeEachCallback {
+public final class S3TestServer implements BeforeAllCallback, AfterAllCallback, BeforeEachCallback {
   static final String KEY_ID = "fs-test-key-id";
   static final String SECRET = "fs-test-secret-Zq8Wm3Lr0Tq";
-  static final String BUCKET = "fs-test-bucket";
+  public static final String BUCKET = "fs-test-bucket";
   static final String REGION = "us-west-004";
 
   private Path dir;
@@ -87,22 +87,22 @@ final class S3TestServer implements BeforeAllCallback, AfterAllCallback, BeforeE
     }
   }
 
-  String directEndpoint() {
+  public String directEndpoint() {
     return "http://127.0.0.1:" + proxy.getPort();
   }
 
-  B2Gate gate() {
+  public B2Gate gate() {
     return gate;
   }
 
   /** B2 settings pointing at the gate. */
-  ObjectStorage b2ThroughGate() {
+  public ObjectStorage b2ThroughGate() {
     return ObjectStorage.builder(StorageProvider.B2).endpoint(gate.endpoint()).region(REGION)
         .bucket(BUCKET).credentials(KEY_ID, SECRET).build();
   }
 
   /** A plain S3 client with the SDK's default checksum settings, talking straight to s3proxy. */
-  S3Client direct() {
+  public S3Client direct() {
     return direct;
   }
 
@@ -120,7 +120,7 @@ final class S3TestServer implements BeforeAllCallback, AfterAllCallback, BeforeE
   }
 
   /** Every key in the bucket under {@code prefix}, listed straight from the server. */
-  List<String> keys(String prefix) {
+  public List<String> keys(String prefix) {
     List<String> keys = new ArrayList<>();
     for (S3Object o : direct.listObjectsV2Paginator(b -> b.bucket(BUCKET).prefix(prefix)).contents()) {
       keys.add(o.key());
