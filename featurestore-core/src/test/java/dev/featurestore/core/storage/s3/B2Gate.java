@@ -73,7 +73,7 @@ public final class B2Gate implements AutoCloseable {
     return server.getLocalPort();
   }
 
-  String endpoint() {
+  public String endpoint() {
     return "http://127.0.0.1:" + port();
   }
 

@@ -32,10 +32,10 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  * Faults of the gate are reset before each test.
  */
 public final class S3TestServer implements BeforeAllCallback, AfterAllCallback, BeforeEachCallback {
-  static final String KEY_ID = "fs-test-key-id";
-  static final String SECRET = "fs-test-secret-Zq8Wm3Lr0Tq";
+  public static final String KEY_ID = "fs-test-key-id";
+  public static final String SECRET = "fs-test-secret-Zq8Wm3Lr0Tq";
   public static final String BUCKET = "fs-test-bucket";
-  static final String REGION = "us-west-004";
+  public static final String REGION = "us-west-004";
 
   private Path dir;
   private S3Proxy proxy;
