@@ -31,6 +31,7 @@ import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.function.Consumer;
 import java.util.function.IntConsumer;
 import java.util.function.LongSupplier;
 import org.apache.iceberg.DataFile;
@@ -70,6 +71,8 @@ final class TieringOperation implements Tiering {
   LongSupplier now = System::currentTimeMillis;
   IntConsumer beforeCommit = batch -> {};
   IntConsumer afterCommit = batch -> {};
+  /** Test hook: lands a batch's rewrite (a test makes the catalog's answer get lost). */
+  Consumer<RewriteFiles> commitAction = RewriteFiles::commit;
 
   TieringOperation(TableHandle handle) {
     this.handle = handle;
@@ -361,7 +364,7 @@ final class TieringOperation implements Tiering {
     }
     rewrite.set(BATCH_ID_PROPERTY, batchId);
     try {
-      rewrite.commit();
+      commitAction.accept(rewrite);
     } catch (org.apache.iceberg.exceptions.ValidationException e) {
       throw new CommitConflictException(
           "Cannot tier table " + handle.id() + ": a concurrent commit conflicts: " + e.getMessage(), e);

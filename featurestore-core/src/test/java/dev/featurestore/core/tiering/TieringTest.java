@@ -337,6 +337,50 @@ class TieringTest {
   }
 
   @Test
+  void unknownCommitOutcome_thatLanded_isFoundByReadingTheTable_andFinishesTheMove() throws Exception {
+    try (FeatureStore store = open()) {
+      FeatureTable table = create(store, "unknown_landed", false);
+      List<Long> snapshots = fourCommits(table, 1);
+      Observed before = observe(table, snapshots.get(1));
+      TieringOperation op = tiering(table);
+      op.commitAction = rewrite -> {
+        rewrite.commit();
+        throw new org.apache.iceberg.exceptions.CommitStateUnknownException(new RuntimeException("response lost"));
+      };
+      TieringResult moved = op.olderThan(Duration.ZERO).run();
+      assertThat(moved.filesMoved()).isEqualTo(4);
+      assertThat(moved.commits()).isEqualTo(4);
+      Table iceberg = table.unwrap(Table.class);
+      for (long id : moved.snapshotIds()) {
+        assertThat(iceberg.snapshot(id).operation()).isEqualTo("replace");
+      }
+      assertThat(liveFiles(table)).allSatisfy(f -> assertThat(f).startsWith("s3://"));
+      assertThat(s3.keys(coldPrefix("unknown_landed"))).hasSize(4);
+      assertThat(observe(table, snapshots.get(1))).isEqualTo(before);
+    }
+  }
+
+  @Test
+  void unknownCommitOutcome_thatDidNotLand_deletesColdCopies_andLeavesTableUnchanged() throws Exception {
+    try (FeatureStore store = open()) {
+      FeatureTable table = create(store, "unknown_lost", false);
+      List<Long> snapshots = fourCommits(table, 1);
+      List<String> hotFiles = liveFiles(table);
+      TieringOperation op = tiering(table);
+      op.commitAction = rewrite -> {
+        throw new org.apache.iceberg.exceptions.CommitStateUnknownException(new RuntimeException("catalog unreachable"));
+      };
+      assertThatThrownBy(() -> op.olderThan(Duration.ZERO).run())
+          .isInstanceOf(CommitConflictException.class)
+          .hasMessage("Cannot tier table tiering.unknown_lost: commit outcome was unknown and the table shows it did not"
+              + " land; nothing changed, run again");
+      assertThat(table.unwrap(Table.class).currentSnapshot().snapshotId()).isEqualTo(snapshots.get(3));
+      assertThat(liveFiles(table)).isEqualTo(hotFiles);
+      assertThat(s3.keys(coldPrefix("unknown_lost"))).isEmpty();
+    }
+  }
+
+  @Test
   void storeWithoutColdStorage_refusesToTier() throws Exception {
     try (FeatureStore store = FeatureStore.builder().root(root).build()) {
       FeatureTable table = create(store, "nocold", false);
