@@ -64,6 +64,10 @@ public interface Tiering {
    */
   TieringResult run();
 
-  /** Hot and cold data files and bytes of the current snapshot, and the cold cache's statistics. */
+  /**
+   * Hot and cold data files and bytes of the current snapshot, and the cold cache's statistics.
+   *
+   * @throws ValidationException if the store has no cold storage
+   */
   TieringStatus status();
 }
