@@ -142,6 +142,9 @@ public final class TieredFileIO implements SupportsPrefixOperations, SupportsBul
       return new CachedColdFile(location, length);
     }
     InputFile hotFile = length >= 0 ? hot.newInputFile(location, length) : hot.newInputFile(location);
+    if (location.contains("/metadata/")) {
+      return hotFile; // metadata is never moved
+    }
     Optional<String> coldCounterpart = coldLocation(location);
     return coldCounterpart.isPresent() ? new HotOrColdFile(hotFile, coldCounterpart.get(), length) : hotFile;
   }

@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.featurestore.CommitConflictException;
 import dev.featurestore.FeatureStore;
 import dev.featurestore.FeatureTable;
+import dev.featurestore.ObjectStorage;
+import dev.featurestore.StorageProvider;
 import dev.featurestore.QueryResult;
 import dev.featurestore.StorageException;
 import dev.featurestore.SyntheticFeatures;
@@ -221,6 +223,26 @@ class TieringTest {
       }
       assertThat(table.explainPruning(Expressions.equal("entity_id", 2001L)).kept()).hasSize((int) prunedBefore);
       assertThat(observe(table, snapshots.get(2))).isEqualTo(before);
+    }
+  }
+
+  @Test
+  void hotBucket_toColdPrefix_movesAndReadsTheSame() throws Exception {
+    ObjectStorage cold = ObjectStorage.builder(StorageProvider.B2).endpoint(s3.gate().endpoint())
+        .region(S3TestServer.REGION).bucket(S3TestServer.BUCKET).keyPrefix("cold")
+        .credentials(S3TestServer.KEY_ID, S3TestServer.SECRET).build();
+    try (FeatureStore store = FeatureStore.builder().root(root).objectStorage(s3.b2ThroughGate()).coldStorage(cold)
+        .build()) {
+      FeatureTable table = create(store, "hotbucket", true);
+      List<Long> snapshots = fourCommits(table, 2);
+      Observed before = observe(table, snapshots.get(1));
+      TieringResult moved = table.tiering().olderThan(Duration.ZERO).run();
+      assertThat(moved.filesMoved()).isEqualTo(8);
+      assertThat(s3.keys("cold/warehouse/tiering/hotbucket/data/")).hasSize(8);
+      assertThat(s3.keys("warehouse/tiering/hotbucket/data/")).isEmpty();
+      assertThat(s3.keys("warehouse/tiering/hotbucket/metadata/")).isNotEmpty();
+      assertThat(observe(table, snapshots.get(1))).isEqualTo(before);
+      assertThat(table.tiering().olderThan(Duration.ZERO).run().filesMoved()).isZero();
     }
   }
 
