@@ -31,6 +31,14 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.data.GenericFileWriterFactory;
+import org.apache.iceberg.data.GenericRecord;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.deletes.EqualityDeleteWriter;
+import org.apache.iceberg.deletes.PositionDelete;
+import org.apache.iceberg.deletes.PositionDeleteWriter;
+import org.apache.iceberg.encryption.EncryptedFiles;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.io.CloseableIterable;
@@ -399,6 +407,42 @@ class TieringTest {
       assertThat(table.unwrap(Table.class).currentSnapshot().snapshotId()).isEqualTo(snapshots.get(3));
       assertThat(liveFiles(table)).isEqualTo(hotFiles);
       assertThat(s3.keys(coldPrefix("unknown_lost"))).isEmpty();
+    }
+  }
+
+  @Test
+  void equalityDeletesStillApplyAfterTheMove_andFilesWithPositionDeletesAreSkipped() throws Exception {
+    try (FeatureStore store = open()) {
+      FeatureTable table = create(store, "deletes", false);
+      List<Long> snapshots = fourCommits(table, 1);
+      Table iceberg = table.unwrap(Table.class);
+      Schema keyOnly = iceberg.schema().select("entity_id");
+      GenericFileWriterFactory writers = new GenericFileWriterFactory.Builder(iceberg)
+          .equalityFieldIds(new int[] {1}).equalityDeleteRowSchema(keyOnly).build();
+      EqualityDeleteWriter<Record> equality = writers.newEqualityDeleteWriter(EncryptedFiles.plainAsEncryptedOutput(
+          iceberg.io().newOutputFile(iceberg.location() + "/data/eq-delete.parquet")), iceberg.spec(), null);
+      try (equality) {
+        equality.write(GenericRecord.create(keyOnly).copy(Map.of("entity_id", 1005L)));
+      }
+      String last = iceberg.snapshot(snapshots.get(3)).addedDataFiles(iceberg.io()).iterator().next().location();
+      PositionDeleteWriter<Record> position = writers.newPositionDeleteWriter(EncryptedFiles.plainAsEncryptedOutput(
+          iceberg.io().newOutputFile(iceberg.location() + "/data/pos-delete.parquet")), iceberg.spec(), null);
+      try (position) {
+        position.write(PositionDelete.<Record>create().set(last, 0L));
+      }
+      iceberg.newRowDelta().addDeletes(equality.toDeleteFile()).addDeletes(position.toDeleteFile()).commit();
+      List<Map<String, Object>> before = sorted(table.query()::execute);
+      assertThat(before).hasSize(198);
+      assertThat(table.lookup("entity_id").get(1005L).row()).isEmpty();
+
+      TieringResult moved = table.tiering().olderThan(Duration.ZERO).run();
+      assertThat(moved.filesMoved()).isEqualTo(3);
+      assertThat(moved.skipped()).containsExactly(
+          new TieringResult.SkippedFile(last, "position deletes point at it: compact first"));
+      assertThat(sorted(table.query()::execute)).isEqualTo(before);
+      assertThat(table.lookup("entity_id").get(1005L).row()).isEmpty();
+      assertThat(table.lookup("entity_id").get(1006L).row()).isPresent();
+      assertThat(table.query().filter(Expressions.equal("entity_id", 1005L)).count()).isZero();
     }
   }
 
