@@ -12,6 +12,7 @@ import dev.featurestore.TieringProgress;
 import dev.featurestore.TieringResult;
 import dev.featurestore.TieringStatus;
 import dev.featurestore.ValidationException;
+import dev.featurestore.core.CommitMarks;
 import dev.featurestore.core.Errors;
 import dev.featurestore.core.TableHandle;
 import dev.featurestore.core.storage.FileCache;
@@ -28,7 +29,6 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.function.Consumer;
@@ -57,9 +57,6 @@ import org.slf4j.LoggerFactory;
  */
 final class TieringOperation implements Tiering {
   private static final Logger LOG = LoggerFactory.getLogger(TieringOperation.class);
-
-  /** Snapshot-summary key holding a random id per batch, so an unknown commit outcome can be checked. */
-  static final String BATCH_ID_PROPERTY = "featurestore.tiering-batch-id";
 
   private final TableHandle handle;
   private Duration olderThan;
@@ -268,11 +265,12 @@ final class TieringOperation implements Tiering {
 
   private long moveBatch(TieredFileIO io, Snapshot start, List<Candidate> batch, int index) {
     List<String> copied = copyAll(io, batch);
-    String batchId = UUID.randomUUID().toString();
+    // a random id per batch in the snapshot summary: how an unknown commit outcome is decided
+    CommitMarks mark = CommitMarks.create();
     OptionalLong committed;
     try {
       beforeCommit.accept(index);
-      committed = handle.commitLocked(() -> commit(handle.table(), start, batch, batchId));
+      committed = handle.commitLocked(() -> commit(handle.table(), start, batch, mark));
     } catch (CommitStateUnknownException e) {
       throw e; // the batch may be committed: its cold copies must stay
     } catch (RuntimeException e) {
@@ -350,7 +348,7 @@ final class TieringOperation implements Tiering {
    * or new position deletes for them, conflict). Empty if the outcome was unknown and reading the
    * table shows the commit did not land.
    */
-  private OptionalLong commit(Table table, Snapshot start, List<Candidate> batch, String batchId) {
+  private OptionalLong commit(Table table, Snapshot start, List<Candidate> batch, CommitMarks mark) {
     RewriteFiles rewrite = table.newRewrite().validateFromSnapshot(start.snapshotId());
     if (batch.get(0).dataSequenceNumber() > 0) {
       rewrite.dataSequenceNumber(batch.get(0).dataSequenceNumber());
@@ -362,7 +360,7 @@ final class TieringOperation implements Tiering {
       rewrite.deleteFile(hot);
       rewrite.addFile(cold);
     }
-    rewrite.set(BATCH_ID_PROPERTY, batchId);
+    mark.mark(rewrite);
     try {
       commitAction.accept(rewrite);
     } catch (org.apache.iceberg.exceptions.ValidationException e) {
@@ -376,20 +374,23 @@ final class TieringOperation implements Tiering {
         e.addSuppressed(readFailed);
         throw Errors.translate(e, "tier table " + handle.id());
       }
-      OptionalLong landed = find(table, start, batchId);
+      OptionalLong landed = find(table, start, mark);
       LOG.warn("Tiering commit of table {} {}", handle.id(), landed.isPresent() ? "landed" : "did not land");
       return landed;
     }
     table.refresh();
-    OptionalLong found = find(table, start, batchId);
+    OptionalLong found = find(table, start, mark);
     return found.isPresent() ? found : OptionalLong.of(table.currentSnapshot().snapshotId());
   }
 
-  /** The snapshot after {@code start} that carries this batch id, if any. */
-  private static OptionalLong find(Table table, Snapshot start, String batchId) {
+  /**
+   * The snapshot after {@code start} that carries this batch's mark, if any. (Unlike
+   * {@link CommitMarks#committedSnapshotId}, "not found" is an answer here: the commit did not land.)
+   */
+  private static OptionalLong find(Table table, Snapshot start, CommitMarks mark) {
     for (Snapshot s = table.currentSnapshot(); s != null && s.snapshotId() != start.snapshotId();
         s = s.parentId() == null ? null : table.snapshot(s.parentId())) {
-      if (batchId.equals(s.summary().get(BATCH_ID_PROPERTY))) {
+      if (mark.id().equals(s.summary().get(mark.key()))) {
         return OptionalLong.of(s.snapshotId());
       }
     }
