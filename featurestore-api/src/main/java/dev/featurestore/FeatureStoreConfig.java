@@ -31,6 +31,9 @@ public final class FeatureStoreConfig {
   /** Default number of optimistic commit retries (Iceberg's own default is 4). */
   public static final int DEFAULT_COMMIT_RETRIES = 20;
 
+  /** Default size bound of the local cache of cold data files (1 GiB). */
+  public static final long DEFAULT_COLD_CACHE_BYTES = 1L << 30;
+
   /** Default time a writer waits for the SQLite catalog lock. */
   public static final Duration DEFAULT_BUSY_TIMEOUT = Duration.ofSeconds(30);
 
@@ -48,6 +51,9 @@ public final class FeatureStoreConfig {
   private final CatalogKind catalogKind;
   private final String catalogUri;
   private final MetricsListener metricsListener;
+  private final ObjectStorage coldStorage;
+  private final Path coldCacheDirectory;
+  private final long coldCacheMaxBytes;
 
   /** Which catalog a store commits through. */
   public enum CatalogKind {
@@ -76,6 +82,9 @@ public final class FeatureStoreConfig {
     this.catalogKind = builder.catalog != null ? CatalogKind.CUSTOM : builder.catalogKind;
     this.catalogUri = builder.catalogUri;
     this.metricsListener = builder.metricsListener;
+    this.coldStorage = builder.coldStorage;
+    this.coldCacheDirectory = builder.coldCacheDirectory;
+    this.coldCacheMaxBytes = builder.coldCacheMaxBytes;
   }
 
   public static Builder builder() {
@@ -99,6 +108,9 @@ public final class FeatureStoreConfig {
     builder.catalogKind = catalogKind == CatalogKind.CUSTOM ? CatalogKind.EMBEDDED_SQLITE : catalogKind;
     builder.catalogUri = catalogUri;
     builder.metricsListener = metricsListener;
+    builder.coldStorage = coldStorage;
+    builder.coldCacheDirectory = coldCacheDirectory;
+    builder.coldCacheMaxBytes = coldCacheMaxBytes;
     return builder;
   }
 
@@ -166,6 +178,30 @@ public final class FeatureStoreConfig {
     return Optional.ofNullable(objectStorage);
   }
 
+  /** The cold tier's bucket, if the store tiers data (see {@link FeatureTable#tiering()}). */
+  public Optional<ObjectStorage> coldStorage() {
+    return Optional.ofNullable(coldStorage);
+  }
+
+  /**
+   * Where cold data files are cached locally: set explicitly, or {@code <root>/cold-cache}; empty
+   * without cold storage.
+   */
+  public Optional<Path> coldCacheDirectory() {
+    if (coldStorage == null) {
+      return Optional.empty();
+    }
+    if (coldCacheDirectory != null) {
+      return Optional.of(coldCacheDirectory);
+    }
+    return root().map(r -> r.resolve("cold-cache"));
+  }
+
+  /** The size bound of the cold cache in bytes (default {@link #DEFAULT_COLD_CACHE_BYTES}). */
+  public long coldCacheMaxBytes() {
+    return coldCacheMaxBytes;
+  }
+
   public int commitRetries() {
     return commitRetries;
   }
@@ -199,6 +235,8 @@ public final class FeatureStoreConfig {
             : catalogKind.name().toLowerCase(java.util.Locale.ROOT) + " " + withoutSecrets(catalogUri))
         + ", fileIO=" + (fileIO != null ? fileIO.getClass().getSimpleName() : objectStorage != null ? "s3" : "local")
         + (objectStorage == null ? "" : ", objectStorage=" + objectStorage)
+        + (coldStorage == null ? "" : ", coldStorage=" + coldStorage + ", coldCache=" + coldCacheDirectory().orElse(null)
+            + " (" + coldCacheMaxBytes + " bytes)")
         + ", commitRetries=" + commitRetries
         + ", busyTimeout=" + busyTimeout
         + ", defaultFormatVersion=" + defaultFormatVersion
@@ -240,6 +278,9 @@ public final class FeatureStoreConfig {
     private CatalogKind catalogKind = CatalogKind.EMBEDDED_SQLITE;
     private String catalogUri;
     private MetricsListener metricsListener;
+    private ObjectStorage coldStorage;
+    private Path coldCacheDirectory;
+    private long coldCacheMaxBytes = DEFAULT_COLD_CACHE_BYTES;
 
     private Builder() {}
 
@@ -295,6 +336,39 @@ public final class FeatureStoreConfig {
      */
     public Builder objectStorage(ObjectStorage objectStorage) {
       this.objectStorage = requireNonNull(objectStorage, "objectStorage is null");
+      return this;
+    }
+
+    /**
+     * Adds a cold tier: {@link FeatureTable#tiering()} moves old data files from the warehouse (the
+     * hot location: local disk or the {@link #objectStorage(ObjectStorage)} bucket) to this bucket,
+     * under {@code <keyPrefix>warehouse/} at the same relative paths. Reads of cold files go
+     * through a local, size-bounded cache ({@link #coldCache(Path, long)}). Metadata stays hot. Needs
+     * the embedded or JDBC catalog (they use the store's FileIO); checked in {@code build()}.
+     *
+     * <pre>{@code
+     * FeatureStore.builder().root(Path.of("my-store")).coldStorage(ObjectStorage.fromEnvironment()).build();
+     * }</pre>
+     */
+    public Builder coldStorage(ObjectStorage coldStorage) {
+      this.coldStorage = requireNonNull(coldStorage, "coldStorage is null");
+      return this;
+    }
+
+    /**
+     * Where cold data files are cached locally and the cache's size bound (default
+     * {@code <root>/cold-cache}, {@link #DEFAULT_COLD_CACHE_BYTES}). The bound is exceeded only while
+     * a read holds more than it.
+     *
+     * @throws IllegalArgumentException if {@code maxBytes} is not positive
+     */
+    public Builder coldCache(Path directory, long maxBytes) {
+      requireNonNull(directory, "directory is null");
+      if (maxBytes <= 0) {
+        throw new IllegalArgumentException("Cannot set cold cache: size bound must be positive: " + maxBytes);
+      }
+      this.coldCacheDirectory = directory;
+      this.coldCacheMaxBytes = maxBytes;
       return this;
     }
 
@@ -415,6 +489,7 @@ public final class FeatureStoreConfig {
 
     /** The configuration, checked. */
     public FeatureStoreConfig config() {
+      checkColdTier();
       if (catalogKind != CatalogKind.EMBEDDED_SQLITE) {
         if (catalog != null) {
           throw new IllegalStateException(
@@ -457,6 +532,29 @@ public final class FeatureStoreConfig {
             "Cannot configure feature store: catalogFile(...) and catalog(...) are exclusive");
       }
       return new FeatureStoreConfig(this);
+    }
+
+    private void checkColdTier() {
+      if (coldStorage == null) {
+        if (coldCacheDirectory != null) {
+          throw new IllegalStateException("Cannot configure feature store: coldCache(...) needs coldStorage(...)");
+        }
+        return;
+      }
+      if (catalog != null || catalogKind == CatalogKind.REST) {
+        throw new IllegalStateException(
+            "Cannot configure feature store: cold storage needs the embedded or JDBC catalog (they read through the store's FileIO)");
+      }
+      if (root == null && coldCacheDirectory == null) {
+        throw new IllegalStateException(
+            "Cannot configure feature store: cold storage needs a local cache: set root(dir) or coldCache(dir, maxBytes)");
+      }
+      if (objectStorage != null && objectStorage.bucket().equals(coldStorage.bucket())
+          && objectStorage.keyPrefix().equals(coldStorage.keyPrefix())) {
+        throw new IllegalStateException(
+            "Cannot configure feature store: cold storage is the hot warehouse: use another bucket or key prefix: "
+                + coldStorage.bucket());
+      }
     }
 
     private String kindSetter() {

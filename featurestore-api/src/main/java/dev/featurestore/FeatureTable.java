@@ -127,6 +127,16 @@ public interface FeatureTable {
     throw new UnsupportedOperationException("Cannot look up rows: not supported by " + getClass().getName());
   }
 
+  /**
+   * Starts a hot/cold tiering run: moves data files older than a threshold to the store's cold
+   * storage in atomic commits; {@code dryRun()} reports, {@code run()} moves.
+   *
+   * @throws ValidationException on {@code run()}/{@code dryRun()} if the store has no cold storage
+   */
+  default Tiering tiering() {
+    throw new UnsupportedOperationException("Cannot tier table: not supported by " + getClass().getName());
+  }
+
   /** Reloads the table's metadata from the catalog. */
   void refresh();
 

@@ -25,6 +25,7 @@ public final class Benchmarks {
       Map.entry(IngestS3Benchmark.NAME, "rows/s of a 5M-row synthetic ingest into a bucket on in-process s3proxy vs local disk (higher is better)"),
       Map.entry(UploadBenchmark.NAME, "MB/s of a 256 MB raw upload (multipart) vs the SDK's putObject of the file (higher is better)"),
       Map.entry(LookupBenchmark.NAME, "p50 ms of a warm single-key latest-row lookup on 10M rows vs a full scan with the same filter (target p50 <= 30, p99 <= 100)"),
+      Map.entry(TieringBenchmark.NAME, "ms per full scan of a table moved to a cold bucket (warm cold cache) vs the same rows hot on local disk (target <= 1.2)"),
       Map.entry(PruningBenchmark.NAME, "ms to read one day of a 365-day table (partition-pruned) vs an unpruned scan (prints files read)")));
 
   private Benchmarks() {}
@@ -59,6 +60,7 @@ public final class Benchmarks {
       case CdcBenchmarks.UPSERT_READ -> CdcBenchmarks.upsertRead();
       case LookupBenchmark.NAME -> LookupBenchmark.run();
       case PruningBenchmark.NAME -> PruningBenchmark.run();
+      case TieringBenchmark.NAME -> TieringBenchmark.run();
       default -> {
         System.err.println("Cannot run benchmark: unknown name: " + args[0]);
         usage();
@@ -71,6 +73,6 @@ public final class Benchmarks {
     System.err.println("usage: benchmarks/run <name> [key=value ...]");
     System.err.println("benchmarks:");
     BENCHMARKS.forEach((name, what) -> System.err.printf(Locale.ROOT, "  %-16s %s%n", name, what));
-    System.err.println("settings: rows=, mb= (upload), events=, docs=, updates=, seconds=, rate=, days=, buckets=, lookups= (lookup), rowsPerDay= (pruning), warmups=, iterations=, seed=, only=ours|baseline, bench.dir=");
+    System.err.println("settings: rows=, mb= (upload), events=, docs=, updates=, seconds=, rate=, days=, buckets=, lookups= (lookup), rowsPerDay= (pruning), commits= (tiering), warmups=, iterations=, seed=, only=ours|baseline, bench.dir=");
   }
 }

@@ -21,6 +21,7 @@ import dev.featurestore.core.catalog.SharedCatalogs;
 import dev.featurestore.core.metrics.ListenerReporter;
 import dev.featurestore.core.objects.S3ObjectBrowser;
 import dev.featurestore.core.storage.LocalFileIO;
+import dev.featurestore.core.storage.TieredFileIO;
 import dev.featurestore.core.storage.s3.ObjectStorageErrors;
 import dev.featurestore.core.storage.s3.ObjectStorageIO;
 import java.io.Closeable;
@@ -104,6 +105,9 @@ final class DefaultFeatureStore implements FeatureStore {
         io = local;
         owned.push(local);
       }
+      if (config.coldStorage().isPresent()) {
+        io = openTiered(config, io, owned);
+      }
       Catalog catalog;
       if (config.catalog().isPresent()) {
         catalog = config.catalog().get();
@@ -126,8 +130,9 @@ final class DefaultFeatureStore implements FeatureStore {
       owned.push(workers::shutdownNow);
       DefaultFeatureStore store = new DefaultFeatureStore(config, catalog, io, workers);
       store.owned.addAll(owned);
-      LOG.info("Opened feature store: catalog {}, warehouse {}", describeCatalog(config),
-          config.warehouseLocation().orElse("(decided by the catalog)"));
+      LOG.info("Opened feature store: catalog {}, warehouse {}{}", describeCatalog(config),
+          config.warehouseLocation().orElse("(decided by the catalog)"),
+          config.coldStorage().map(c -> ", cold tier " + c.warehouseLocation()).orElse(""));
       LOG.debug("Opened feature store: {}", config);
       return store;
     } catch (RuntimeException e) {
@@ -138,6 +143,21 @@ final class DefaultFeatureStore implements FeatureStore {
       throw ObjectStorageErrors.translate(e, "open feature store").map(RuntimeException.class::cast)
           .orElseGet(() -> new StorageException("Cannot open feature store: " + e.getMessage(), e));
     }
+  }
+
+  /**
+   * Wraps the hot FileIO with the cold tier: cold bucket FileIO (checked reachable) and the local
+   * cache of cold files. Both are owned by the store.
+   */
+  private static FileIO openTiered(FeatureStoreConfig config, FileIO hot, Deque<AutoCloseable> owned) {
+    String hotWarehouse = config.warehouseLocation()
+        .orElseThrow(() -> new IllegalStateException("Cannot open cold storage: the store has no warehouse location"));
+    FileIO cold = ObjectStorageIO.open(config.coldStorage().get());
+    owned.push(cold);
+    TieredFileIO tiered = TieredFileIO.open(hot, cold, hotWarehouse, config.coldStorage().get().warehouseLocation(),
+        config.coldCacheDirectory().orElseThrow(), config.coldCacheMaxBytes());
+    owned.push(tiered);
+    return tiered;
   }
 
   private static String describeCatalog(FeatureStoreConfig config) {

@@ -13,6 +13,7 @@ import dev.featurestore.SnapshotManager;
 import dev.featurestore.TableId;
 import dev.featurestore.TableMaintenance;
 import dev.featurestore.TableStats;
+import dev.featurestore.Tiering;
 import dev.featurestore.TimeTravelQuery;
 import dev.featurestore.core.ingest.IngestOperation;
 import dev.featurestore.core.bloom.BloomFilters;
@@ -24,6 +25,7 @@ import dev.featurestore.core.query.TableQuery;
 import dev.featurestore.core.schema.SchemaChange;
 import dev.featurestore.core.snapshot.Snapshots;
 import dev.featurestore.core.stats.TableStatistics;
+import dev.featurestore.core.tiering.Tierings;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
@@ -140,6 +142,11 @@ final class DefaultFeatureTable implements FeatureTable {
   @Override
   public PointLookup lookup(String keyColumn) {
     return Lookups.of(handle, keyColumn);
+  }
+
+  @Override
+  public Tiering tiering() {
+    return Tierings.of(handle);
   }
 
   @Override

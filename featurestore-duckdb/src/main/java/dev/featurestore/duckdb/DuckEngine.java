@@ -1,5 +1,7 @@
 package dev.featurestore.duckdb;
 
+import dev.featurestore.core.storage.FileCache;
+
 import static java.util.Objects.requireNonNull;
 
 import dev.featurestore.FeatureStore;
@@ -112,10 +114,14 @@ final class DuckEngine implements SqlEngine {
     return Optional.empty();
   }
 
-  /** A local file DuckDB may read directly, or empty if the file must go through the cache. */
+  /**
+   * A local file DuckDB may read directly, or empty if the file must go through the cache. A
+   * missing local file goes through the cache too: with a cold tier, the store's FileIO reads a hot
+   * path whose file was moved from its cold copy (older snapshots still name the hot path).
+   */
   Optional<Path> readableLocally(String location) {
     Optional<Path> path = localPath(location);
-    if (path.isPresent() && readableRoots.stream().anyMatch(r -> path.get().startsWith(r))) {
+    if (path.isPresent() && readableRoots.stream().anyMatch(r -> path.get().startsWith(r)) && Files.exists(path.get())) {
       return path;
     }
     return Optional.empty();
@@ -136,7 +142,9 @@ final class DuckEngine implements SqlEngine {
 
   @Override
   public CacheStats cacheStats() {
-    return cache.stats();
+    FileCache.Stats stats = cache.stats();
+    return new CacheStats(stats.files(), stats.bytes(), stats.maxBytes(), stats.hits(), stats.misses(),
+        stats.bytesFetched(), stats.evictions());
   }
 
   FeatureStore store() {

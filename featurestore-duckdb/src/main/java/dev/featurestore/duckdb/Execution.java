@@ -1,5 +1,7 @@
 package dev.featurestore.duckdb;
 
+import dev.featurestore.core.storage.FileCache;
+
 import dev.featurestore.FeatureStoreException;
 import dev.featurestore.StorageException;
 import dev.featurestore.core.Errors;
@@ -155,9 +157,9 @@ final class Execution implements AutoCloseable {
       for (String location : remote) {
         local.put(location, lease.path(location).toString());
       }
-      fromCache = lease.filesFromCache;
-      fetched = lease.filesFetched;
-      bytes = lease.bytesFetched;
+      fromCache = lease.filesFromCache();
+      fetched = lease.filesFetched();
+      bytes = lease.bytesFetched();
     }
     long deleteBytes = scan.deleteFiles().stream().mapToLong(DeleteFile::fileSizeInBytes).sum();
     tableStats.add(new TableScanStats(relationName(index), scan.tableId(), scan.snapshotId(),

@@ -48,14 +48,14 @@ class LayeringTest {
             "dev.featurestore.core.ingest..", "dev.featurestore.core.schema..", "dev.featurestore.core.snapshot..",
             "dev.featurestore.core.query..", "dev.featurestore.core.stats..", "dev.featurestore.core.maintenance..",
             "dev.featurestore.core.partition..", "dev.featurestore.core.pruning..", "dev.featurestore.core.bloom..",
-            "dev.featurestore.core.lookup..")
+            "dev.featurestore.core.lookup..", "dev.featurestore.core.tiering..")
         .check(classes);
   }
 
   @Test
   void tableConcerns_areIndependentOfEachOther() {
     slices().matching(
-            "dev.featurestore.core.(ingest|schema|snapshot|query|stats|maintenance|partition|pruning|bloom|lookup|objects|dashboard|metrics)..")
+            "dev.featurestore.core.(ingest|schema|snapshot|query|stats|maintenance|partition|pruning|bloom|lookup|tiering|objects|dashboard|metrics)..")
         .should().notDependOnEachOther()
         .check(classes);
   }
@@ -66,7 +66,7 @@ class LayeringTest {
             "dev.featurestore.core.ingest..", "dev.featurestore.core.schema..", "dev.featurestore.core.snapshot..",
             "dev.featurestore.core.query..", "dev.featurestore.core.stats..", "dev.featurestore.core.maintenance..",
             "dev.featurestore.core.partition..", "dev.featurestore.core.pruning..", "dev.featurestore.core.bloom..",
-            "dev.featurestore.core.lookup..")
+            "dev.featurestore.core.lookup..", "dev.featurestore.core.tiering..")
         .should().dependOnClassesThat().haveFullyQualifiedName("dev.featurestore.core.DefaultFeatureStore")
         .orShould().dependOnClassesThat().haveFullyQualifiedName("dev.featurestore.core.DefaultFeatureTable")
         .check(classes);

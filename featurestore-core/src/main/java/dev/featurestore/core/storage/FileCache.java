@@ -1,4 +1,4 @@
-package dev.featurestore.duckdb;
+package dev.featurestore.core.storage;
 
 import dev.featurestore.StorageException;
 import java.io.IOException;
@@ -33,9 +33,10 @@ import org.apache.iceberg.io.SeekableInputStream;
  * place, and evicted least recently used first. Files a running query holds (a {@link Lease}) are
  * never evicted; the cache may exceed its bound while they are held.
  *
- * <p>Thread-safe.
+ * <p>Used by the DuckDB engine (remote files it reads natively) and by {@link TieredFileIO} (cold
+ * data files). Thread-safe.
  */
-final class FileCache {
+public final class FileCache {
   private static final String SUFFIX = ".parquet";
 
   private final Path directory;
@@ -62,13 +63,26 @@ final class FileCache {
     }
   }
 
-  /** Files held for one query; closing releases them for eviction. */
-  final class Lease implements AutoCloseable {
+  /**
+   * The state of a cache.
+   *
+   * @param files files held
+   * @param bytes bytes held
+   * @param maxBytes the size bound
+   * @param hits files served from the cache
+   * @param misses files fetched
+   * @param bytesFetched bytes fetched since the cache opened
+   * @param evictions files evicted since the cache opened
+   */
+  public record Stats(long files, long bytes, long maxBytes, long hits, long misses, long bytesFetched, long evictions) {}
+
+  /** Files held for one reader; closing releases them for eviction. */
+  public final class Lease implements AutoCloseable {
     private final Map<String, Path> paths;
     private final List<Entry> held;
-    final int filesFromCache;
-    final int filesFetched;
-    final long bytesFetched;
+    private final int filesFromCache;
+    private final int filesFetched;
+    private final long bytesFetched;
     private boolean closed = false;
 
     Lease(Map<String, Path> paths, List<Entry> held, int fromCache, int fetched, long bytes) {
@@ -79,7 +93,23 @@ final class FileCache {
       this.bytesFetched = bytes;
     }
 
-    Path path(String location) {
+    /** Files of this lease that were already cached. */
+    public int filesFromCache() {
+      return filesFromCache;
+    }
+
+    /** Files of this lease fetched for it. */
+    public int filesFetched() {
+      return filesFetched;
+    }
+
+    /** Bytes fetched for this lease. */
+    public long bytesFetched() {
+      return bytesFetched;
+    }
+
+    /** The local copy of {@code location}, valid until the lease is closed. */
+    public Path path(String location) {
       Path path = paths.get(location);
       if (path == null) {
         throw new IllegalStateException("Cannot find cached file: not part of this lease: " + location);
@@ -102,7 +132,11 @@ final class FileCache {
     }
   }
 
-  FileCache(Path directory, long maxBytes, ExecutorService fetchers) {
+  /**
+   * Opens the cache over {@code directory} (created if missing; files left by an earlier cache are
+   * adopted, partial downloads deleted), fetching on {@code fetchers}.
+   */
+  public FileCache(Path directory, long maxBytes, ExecutorService fetchers) {
     this.directory = directory;
     this.maxBytes = maxBytes;
     this.fetchers = fetchers;
@@ -121,7 +155,9 @@ final class FileCache {
         entries.put(entry.key, entry);
         totalBytes += entry.size;
       }
-      Files.list(directory).filter(p -> p.getFileName().toString().endsWith(".part")).forEach(FileCache::deleteQuietly);
+      try (Stream<Path> files = Files.list(directory)) {
+        files.filter(p -> p.getFileName().toString().endsWith(".part")).forEach(FileCache::deleteQuietly);
+      }
       synchronized (this) {
         evict();
       }
@@ -130,12 +166,17 @@ final class FileCache {
     }
   }
 
-  Path directory() {
+  public Path directory() {
     return directory;
   }
 
-  /** Fetches what is missing (in parallel) and holds every file until the lease is closed. */
-  Lease acquire(List<String> locations, FileIO io) {
+  /**
+   * Fetches what is missing through {@code io} (in parallel) and holds every file until the lease
+   * is closed.
+   *
+   * @throws dev.featurestore.StorageException if a file cannot be fetched; nothing is held then
+   */
+  public Lease acquire(List<String> locations, FileIO io) {
     Map<String, CompletableFuture<Entry>> futures = new LinkedHashMap<>();
     Map<String, Boolean> fetchedHere = new LinkedHashMap<>();
     List<Entry> held = new ArrayList<>();
@@ -246,11 +287,12 @@ final class FileCache {
     }
   }
 
-  synchronized CacheStats stats() {
-    return new CacheStats(entries.size(), totalBytes, maxBytes, hits.get(), misses.get(), bytesFetched.get(),
+  public synchronized Stats stats() {
+    return new Stats(entries.size(), totalBytes, maxBytes, hits.get(), misses.get(), bytesFetched.get(),
         evictions.get());
   }
 
+  /** The cache key of a location (a hash: locations may be long or hold any character). */
   static String key(String location) {
     try {
       byte[] digest = MessageDigest.getInstance("SHA-256").digest(location.getBytes(StandardCharsets.UTF_8));

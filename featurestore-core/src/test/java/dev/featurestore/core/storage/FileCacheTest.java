@@ -1,4 +1,4 @@
-package dev.featurestore.duckdb;
+package dev.featurestore.core.storage;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -15,7 +15,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-class DuckFileCacheTest {
+class FileCacheTest {
   @TempDir
   Path dir;
 
@@ -41,18 +41,18 @@ class DuckFileCacheTest {
     String a = put("a", 100);
     String b = put("b", 200);
     try (FileCache.Lease cold = cache.acquire(List.of(a, b), io)) {
-      assertThat(cold.filesFetched).isEqualTo(2);
-      assertThat(cold.bytesFetched).isEqualTo(300);
+      assertThat(cold.filesFetched()).isEqualTo(2);
+      assertThat(cold.bytesFetched()).isEqualTo(300);
       assertThat(Files.size(cold.path(b))).isEqualTo(200);
     }
     try (FileCache.Lease warm = cache.acquire(List.of(a, b), io)) {
-      assertThat(warm.filesFromCache).isEqualTo(2);
-      assertThat(warm.filesFetched).isZero();
+      assertThat(warm.filesFromCache()).isEqualTo(2);
+      assertThat(warm.filesFetched()).isZero();
     }
     // a new cache over the same directory finds the files (they are immutable)
     FileCache reopened = new FileCache(dir.resolve("cache"), 1_000_000, pool);
     try (FileCache.Lease warm = reopened.acquire(List.of(a), io)) {
-      assertThat(warm.filesFromCache).isEqualTo(1);
+      assertThat(warm.filesFromCache()).isEqualTo(1);
     }
   }
 
@@ -70,8 +70,8 @@ class DuckFileCacheTest {
       assertThat(Files.exists(held.path(c))).isTrue();
     }
     try (FileCache.Lease again = cache.acquire(List.of(a, b), io)) {
-      assertThat(again.filesFromCache).isEqualTo(1);
-      assertThat(again.filesFetched).isEqualTo(1);
+      assertThat(again.filesFromCache()).isEqualTo(1);
+      assertThat(again.filesFetched()).isEqualTo(1);
     }
     assertThat(cache.stats().evictions()).isGreaterThanOrEqualTo(1);
     assertThat(cache.stats().bytes()).isLessThanOrEqualTo(250);
