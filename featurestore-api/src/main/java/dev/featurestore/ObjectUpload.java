@@ -9,9 +9,9 @@ import java.nio.file.Path;
  * <p>Up to {@link #multipartThreshold(long)} bytes go in one PUT; larger sources go as a multipart
  * upload. A file is never buffered: up to the provider's single-PUT limit it is streamed in one
  * PUT, above it its parts are streamed from the file, four in flight. A stream's parts go one at
- * a time, one part in memory. Defaults per provider (file single-PUT limit / file part size):
- * B2 200 MiB / 100 MB (Backblaze's recommended part), S3 and R2 200 MiB / 32 MiB, MinIO 512 MiB /
- * 64 MiB; a stream's part is {@link #DEFAULT_PART_SIZE}. If
+ * a time, one part in memory. Defaults: a file goes in one PUT up to 200 MiB on every provider;
+ * a larger file's parts are 100 MB on B2 (Backblaze's recommended part) and 32 MiB on S3, R2 and
+ * MinIO; a stream's part is {@link #DEFAULT_PART_SIZE}. If
  * any part fails after the SDK's retries, the multipart upload is aborted, so no parts linger and
  * no object appears.
  *

@@ -36,6 +36,12 @@ public final class ObjectUploader {
 
   /** The largest single PUT B2 accepts (5 GB; S3's is 5 GiB). */
   public static final long MAX_SINGLE_PUT = 5_000_000_000L;
+  /**
+   * Files up to this size go in one PUT by default: below two of Backblaze's recommended 100 MB
+   * parts, splitting gains little parallelism (rclone's default cutoff for B2 and S3 is the same).
+   * Above it, parallel parts win over a real network, where one connection rarely fills the link.
+   */
+  static final long SINGLE_PUT_LIMIT = 200L * 1024 * 1024;
   /** The most parts a multipart upload may have (B2 and S3). */
   static final int MAX_PARTS = 10_000;
 
@@ -50,13 +56,10 @@ public final class ObjectUploader {
     /** The defaults for {@code provider} (see docs/object-storage.md, "Upload tuning"). */
     public static Defaults of(StorageProvider provider) {
       return switch (provider) {
-        // Backblaze recommends 100 MB parts (b2_authorize_account's recommendedPartSize);
-        // files below two such parts gain little from splitting.
-        case B2 -> new Defaults(200L * 1024 * 1024, 100_000_000L, 4);
-        // S3 and R2 serve each connection well and parallel parts scale: the same cutoff, smaller parts.
-        case S3, R2 -> new Defaults(200L * 1024 * 1024, 32L * 1024 * 1024, 4);
-        // MinIO usually sits on the same network: a single PUT is as fast, parts only for large files.
-        case MINIO -> new Defaults(512L * 1024 * 1024, 64L * 1024 * 1024, 4);
+        // Backblaze recommends 100 MB parts (b2_authorize_account's recommendedPartSize).
+        case B2 -> new Defaults(SINGLE_PUT_LIMIT, 100_000_000L, 4);
+        // The part size the store's FileIO uses for data files.
+        case S3, R2, MINIO -> new Defaults(SINGLE_PUT_LIMIT, S3Settings.MULTIPART_SIZE, 4);
       };
     }
   }
