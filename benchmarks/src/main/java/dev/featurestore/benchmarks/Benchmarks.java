@@ -23,7 +23,7 @@ public final class Benchmarks {
       Map.entry(CompactionReadBenchmark.NAME, "ms per full scan of 1,000 small appends after compaction vs one append (target <= 1.2)"),
       Map.entry(ExpireBenchmark.NAME, "ms to expire 1,000 snapshots vs Iceberg's expireSnapshots (prints bytes freed)"),
       Map.entry(IngestS3Benchmark.NAME, "rows/s of a 5M-row synthetic ingest into a bucket on in-process s3proxy vs local disk (higher is better)"),
-      Map.entry(UploadBenchmark.NAME, "MB/s of a 256 MB raw upload (multipart) vs the SDK's putObject of the file (higher is better)"),
+      Map.entry(UploadBenchmark.NAME, "MB/s of a 256 MB raw upload (child JVM, -Xmx256m) vs the SDK's putObject of the file (higher is better)"),
       Map.entry(LookupBenchmark.NAME, "p50 ms of a warm single-key latest-row lookup on 10M rows vs a full scan with the same filter (target p50 <= 30, p99 <= 100)"),
       Map.entry(TieringBenchmark.NAME, "ms per full scan of a table moved to a cold bucket (warm cold cache) vs the same rows hot on local disk (target <= 1.2)"),
       Map.entry(PruningBenchmark.NAME, "ms to read one day of a 365-day table (partition-pruned) vs an unpruned scan (prints files read)")));
@@ -73,6 +73,6 @@ public final class Benchmarks {
     System.err.println("usage: benchmarks/run <name> [key=value ...]");
     System.err.println("benchmarks:");
     BENCHMARKS.forEach((name, what) -> System.err.printf(Locale.ROOT, "  %-16s %s%n", name, what));
-    System.err.println("settings: rows=, mb= (upload), events=, docs=, updates=, seconds=, rate=, days=, buckets=, lookups= (lookup), rowsPerDay= (pruning), commits= (tiering), warmups=, iterations=, seed=, only=ours|baseline, bench.dir=");
+    System.err.println("settings: rows=, mb=, heap=, partsize=, threshold= (upload), events=, docs=, updates=, seconds=, rate=, days=, buckets=, lookups= (lookup), rowsPerDay= (pruning), commits= (tiering), warmups=, iterations=, seed=, only=ours|baseline, bench.dir=");
   }
 }

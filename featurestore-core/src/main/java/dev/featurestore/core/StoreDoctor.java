@@ -259,7 +259,7 @@ final class StoreDoctor {
 
   private boolean bucket(ObjectStorage s, S3Client client) {
     try {
-      client.headBucket(b -> b.bucket(s.bucket()));
+      Bucket.check(client, s.bucket());
       add(Check.ok("credentials", "accepted"));
       add(Check.ok("bucket", s.bucket() + " exists"));
       return true;
@@ -278,11 +278,13 @@ final class StoreDoctor {
         add(Check.fail("credentials", "rejected (HTTP 403)",
             "check the access key id and secret key (B2: B2_APPLICATION_KEY_ID and B2_APPLICATION_KEY),"
                 + " and that the key is allowed to use bucket " + s.bucket()));
-      } else if (status == 301 || "AuthorizationHeaderMalformed".equals(code) || "PermanentRedirect".equals(code)) {
-        String actual = e.awsErrorDetails() == null || e.awsErrorDetails().sdkHttpResponse() == null ? null
-            : e.awsErrorDetails().sdkHttpResponse().firstMatchingHeader("x-amz-bucket-region").orElse(null);
-        add(Check.fail("region", "wrong region for the bucket (HTTP " + status + ")",
-            "set the region" + (actual == null ? "" : " to " + actual) + " and the endpoint that matches it"));
+      } else if (ObjectStorageErrors.isWrongRegion(e)) {
+        // The signature names the region, so the store refused it before looking at the key.
+        Optional<String> expected = ObjectStorageErrors.expectedRegion(e);
+        add(Check.fail("region", "the store refused requests signed for region " + s.region() + " (HTTP " + status
+            + (code == null ? "" : " " + code) + ")" + expected.map(r -> ": the bucket is in " + r).orElse(""),
+            "set the region (B2: B2_REGION) to " + expected.orElse("the bucket's region")
+                + " and use the endpoint that matches it"));
       } else {
         add(Check.fail("bucket", describe(e), "see the message; retry later for 5xx"));
       }

@@ -28,7 +28,7 @@ final class S3ObjectUpload implements ObjectUpload {
   private InputStream stream;
   private String contentType;
   private final Map<String, String> metadata = new LinkedHashMap<>();
-  private long partSize = DEFAULT_PART_SIZE;
+  private long partSize = -1;
   private long threshold = -1;
   private boolean overwrite;
   private UploadListener listener;
@@ -101,8 +101,9 @@ final class S3ObjectUpload implements ObjectUpload {
   @Override
   public ObjectUpload multipartThreshold(long bytes) {
     checkPending();
-    if (bytes < 0) {
-      throw new IllegalArgumentException("Cannot set multipart threshold: negative: " + bytes);
+    if (bytes < 0 || bytes > ObjectUploader.MAX_SINGLE_PUT) {
+      throw new IllegalArgumentException("Cannot set multipart threshold: expected 0 to " + ObjectUploader.MAX_SINGLE_PUT
+          + " (the largest single PUT B2 accepts): " + bytes);
     }
     this.threshold = bytes;
     return this;
@@ -137,7 +138,7 @@ final class S3ObjectUpload implements ObjectUpload {
       throw new IllegalStateException("Cannot commit upload: no source set: " + key);
     }
     used = true;
-    if (partSize < S3_MIN_PART_SIZE && bucket.storage().provider() != StorageProvider.B2) {
+    if (partSize >= 0 && partSize < S3_MIN_PART_SIZE && bucket.storage().provider() != StorageProvider.B2) {
       throw new IllegalArgumentException("Cannot upload object: " + bucket.storage().provider()
           + " needs parts of at least 5 MiB (5242880 bytes), only B2 accepts 5000000: " + partSize);
     }
@@ -147,7 +148,12 @@ final class S3ObjectUpload implements ObjectUpload {
     if (!overwrite && bucket.headIfExists(key).isPresent()) {
       throw new AlreadyExistsException("Cannot upload object: object already exists, pass overwrite(true) to replace it: " + key);
     }
-    ObjectUploader.Options options = new ObjectUploader.Options(partSize, threshold < 0 ? partSize : threshold,
+    // A file needs no buffering: the provider's single-PUT limit and file part size apply. A
+    // stream's part is held in memory, so a stream keeps the small default part.
+    ObjectUploader.Defaults defaults = ObjectUploader.Defaults.of(bucket.storage().provider());
+    long part = partSize >= 0 ? partSize : file != null ? defaults.filePartSize() : DEFAULT_PART_SIZE;
+    long single = threshold >= 0 ? threshold : file != null ? defaults.singlePutLimit() : part;
+    ObjectUploader.Options options = new ObjectUploader.Options(part, single, defaults.partsInFlight(),
         contentType != null ? contentType : defaultContentType(key), metadata, listener);
     return file != null
         ? ObjectUploader.upload(bucket, key, file, options)

@@ -9,7 +9,6 @@ import dev.featurestore.ExportResult;
 import dev.featurestore.QueryResult;
 import dev.featurestore.Row;
 import dev.featurestore.ObjectStorage;
-import dev.featurestore.ObjectUpload;
 import dev.featurestore.StorageException;
 import dev.featurestore.ValidationException;
 import dev.featurestore.core.storage.s3.Bucket;
@@ -118,8 +117,8 @@ final class ParquetExport {
       try {
         dir = Files.createTempDirectory("featurestore-export-");
         ExportResult local = export(handle, plan, dir.resolve("export.parquet"));
-        ObjectUploader.Options options = new ObjectUploader.Options(
-            ObjectUpload.DEFAULT_PART_SIZE, ObjectUpload.DEFAULT_PART_SIZE, PARQUET_CONTENT_TYPE, java.util.Map.of(), null);
+        ObjectUploader.Options options = ObjectUploader.Options.forFile(bucket.storage().provider(),
+            PARQUET_CONTENT_TYPE, java.util.Map.of(), null);
         ObjectUploader.upload(bucket, key, Path.of(local.location()), options);
         return new ExportResult(bucket.location(key), local.rows(), local.bytes(), local.lineage());
       } catch (IOException e) {

@@ -89,6 +89,36 @@ public final class Bucket implements AutoCloseable {
     return "s3://" + storage.bucket() + "/" + key(relativeKey);
   }
 
+  /**
+   * Checks that the bucket answers, throwing the SDK's exception if not. An answer to a HEAD has
+   * no body, so a HEAD refused without an error code (a 400: wrong region, malformed request) is
+   * asked again as a one-key listing, whose error names the cause; that error is thrown when it
+   * has a code and the same status, else the HEAD's.
+   */
+  public static void check(S3Client client, String bucket) {
+    try {
+      client.headBucket(b -> b.bucket(bucket));
+    } catch (S3Exception head) {
+      String code = head.awsErrorDetails() == null ? null : head.awsErrorDetails().errorCode();
+      if (head.statusCode() != 400 || (code != null && !code.isEmpty())) {
+        throw head;
+      }
+      try {
+        client.listObjectsV2(b -> b.bucket(bucket).maxKeys(1));
+      } catch (S3Exception list) {
+        String listCode = list.awsErrorDetails() == null ? null : list.awsErrorDetails().errorCode();
+        if (list.statusCode() == head.statusCode() && listCode != null && !listCode.isEmpty()) {
+          list.addSuppressed(head);
+          throw list;
+        }
+        head.addSuppressed(list);
+      } catch (RuntimeException other) {
+        head.addSuppressed(other);
+      }
+      throw head;
+    }
+  }
+
   /** The object's HEAD, or empty if it does not exist. */
   public Optional<HeadObjectResponse> headIfExists(String relativeKey) {
     String key = key(relativeKey);

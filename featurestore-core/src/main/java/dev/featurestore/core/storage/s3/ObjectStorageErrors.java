@@ -37,6 +37,41 @@ public final class ObjectStorageErrors {
     return Optional.empty();
   }
 
+  /** Whether the store refused a request because it was signed for another region than the bucket's. */
+  public static boolean isWrongRegion(S3Exception e) {
+    String code = e.awsErrorDetails() == null ? null : e.awsErrorDetails().errorCode();
+    return e.statusCode() == 301 || "PermanentRedirect".equals(code) || "AuthorizationHeaderMalformed".equals(code)
+        || "IllegalLocationConstraintException".equals(code) || "IncorrectEndpoint".equals(code);
+  }
+
+  /**
+   * The bucket's region as the store names it in a wrong-region answer: the
+   * {@code x-amz-bucket-region} header (S3), else the region in "expecting '<region>'" of the
+   * error message (S3, B2). Only a region-shaped token is taken from the server's text.
+   */
+  public static Optional<String> expectedRegion(S3Exception e) {
+    if (e.awsErrorDetails() == null) {
+      return Optional.empty();
+    }
+    if (e.awsErrorDetails().sdkHttpResponse() != null) {
+      Optional<String> header = e.awsErrorDetails().sdkHttpResponse().firstMatchingHeader("x-amz-bucket-region")
+          .filter(r -> REGION_TOKEN.matcher(r).matches());
+      if (header.isPresent()) {
+        return header;
+      }
+    }
+    String message = e.awsErrorDetails().errorMessage();
+    if (message == null) {
+      return Optional.empty();
+    }
+    java.util.regex.Matcher m = EXPECTING_REGION.matcher(message);
+    return m.find() ? Optional.of(m.group(1)) : Optional.empty();
+  }
+
+  private static final java.util.regex.Pattern REGION_TOKEN = java.util.regex.Pattern.compile("[a-z0-9][a-z0-9-]{0,40}");
+  private static final java.util.regex.Pattern EXPECTING_REGION =
+      java.util.regex.Pattern.compile("expecting '([a-z0-9][a-z0-9-]{0,40})'");
+
   private static String describe(SdkException e, S3Settings s) {
     String where = s == null ? "" : ": " + s.where();
     if (e instanceof S3Exception s3) {
@@ -51,12 +86,9 @@ public final class ObjectStorageErrors {
         return "bucket does not exist (" + http + "), create it or fix the bucket name"
             + (s == null ? "" : ": " + s.bucket);
       }
-      if (status == 301 || "PermanentRedirect".equals(code) || "AuthorizationHeaderMalformed".equals(code)
-          || "IllegalLocationConstraintException".equals(code) || "IncorrectEndpoint".equals(code)) {
-        String actual = s3.awsErrorDetails() == null || s3.awsErrorDetails().sdkHttpResponse() == null ? null
-            : s3.awsErrorDetails().sdkHttpResponse().firstMatchingHeader("x-amz-bucket-region").orElse(null);
-        return "wrong region for the bucket (" + http + "), set the region"
-            + (actual == null ? "" : " to " + actual) + " and the endpoint that matches it" + where;
+      if (isWrongRegion(s3)) {
+        return "wrong region for the bucket (" + http + "), set the region (B2: B2_REGION)"
+            + expectedRegion(s3).map(r -> " to " + r).orElse("") + " and use the endpoint that matches it" + where;
       }
       if ("InvalidArgument".equals(code) && status == 400) {
         return "the store refused a request header (" + http + "), use the provider profile that matches"

@@ -12,7 +12,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.s3.S3Client;
-import software.amazon.awssdk.services.s3.model.HeadBucketRequest;
 
 /**
  * Opens Iceberg FileIOs and S3 clients for an {@link ObjectStorage} bucket, with the provider's
@@ -51,7 +50,7 @@ public final class ObjectStorageIO {
     S3FileIO io = storage.provider() == StorageProvider.B2 ? new SingleDeleteS3FileIO() : new S3FileIO();
     try {
       io.initialize(props);
-      io.client().headBucket(HeadBucketRequest.builder().bucket(storage.bucket()).build());
+      Bucket.check(io.client(), storage.bucket());
     } catch (RuntimeException e) {
       io.close();
       throw ObjectStorageErrors.translate(e, "open object storage", settings)

@@ -3,6 +3,7 @@ package dev.featurestore.core.storage.s3;
 import static java.util.Objects.requireNonNull;
 
 import dev.featurestore.StorageException;
+import dev.featurestore.StorageProvider;
 import dev.featurestore.UploadListener;
 import dev.featurestore.UploadResult;
 import java.io.IOException;
@@ -24,26 +25,70 @@ import software.amazon.awssdk.services.s3.model.CompletedPart;
 
 /**
  * Uploads a file or a stream as one object: one PUT up to a threshold, else a multipart upload.
- * File parts are streamed from the file (re-read on a retry, never buffered), four in flight;
- * stream parts go one at a time with one part in memory. A failed multipart upload is aborted, so no parts linger.
+ *
+ * <p>A file of known length needs no buffering, so a file goes in one streamed PUT up to the
+ * provider's single-PUT limit ({@link Defaults}); above it, its parts are streamed from the file
+ * (re-read on a retry, never buffered), several in flight. A stream's parts go one at a time with
+ * one part in memory. A failed multipart upload is aborted, so no parts linger.
  */
 public final class ObjectUploader {
   private static final Logger LOG = LoggerFactory.getLogger(ObjectUploader.class);
+
+  /** The largest single PUT B2 accepts (5 GB; S3's is 5 GiB). */
+  public static final long MAX_SINGLE_PUT = 5_000_000_000L;
+  /**
+   * Files up to this size go in one PUT by default: below two of Backblaze's recommended 100 MB
+   * parts, splitting gains little parallelism (rclone's default cutoff for B2 and S3 is the same).
+   * Above it, parallel parts win over a real network, where one connection rarely fills the link.
+   */
+  static final long SINGLE_PUT_LIMIT = 200L * 1024 * 1024;
+  /** The most parts a multipart upload may have (B2 and S3). */
+  static final int MAX_PARTS = 10_000;
+
+  /**
+   * How files are uploaded by default on a provider.
+   *
+   * @param singlePutLimit files up to this size go in one streamed PUT
+   * @param filePartSize part size of a larger file's multipart upload
+   * @param partsInFlight parts of a file uploaded at once
+   */
+  public record Defaults(long singlePutLimit, long filePartSize, int partsInFlight) {
+    /** The defaults for {@code provider} (see docs/object-storage.md, "Upload tuning"). */
+    public static Defaults of(StorageProvider provider) {
+      return switch (provider) {
+        // Backblaze recommends 100 MB parts (b2_authorize_account's recommendedPartSize).
+        case B2 -> new Defaults(SINGLE_PUT_LIMIT, 100_000_000L, 4);
+        // The part size the store's FileIO uses for data files.
+        case S3, R2, MINIO -> new Defaults(SINGLE_PUT_LIMIT, S3Settings.MULTIPART_SIZE, 4);
+      };
+    }
+  }
 
   /**
    * How to upload.
    *
    * @param partSize bytes per part (B2's minimum is 5,000,000)
    * @param threshold sources up to this size go in one PUT (for streams: at most one part)
+   * @param partsInFlight parts of a file uploaded at once (a stream's go one at a time)
    * @param contentType the object's content type
    * @param metadata user metadata
    * @param listener progress, or null
    */
-  public record Options(long partSize, long threshold, String contentType, Map<String, String> metadata,
-      UploadListener listener) {
+  public record Options(long partSize, long threshold, int partsInFlight, String contentType,
+      Map<String, String> metadata, UploadListener listener) {
     public Options {
       requireNonNull(contentType, "contentType is null");
       metadata = Map.copyOf(metadata);
+      if (partsInFlight < 1) {
+        throw new IllegalArgumentException("Cannot upload: parts in flight must be at least 1: " + partsInFlight);
+      }
+    }
+
+    /** A file upload with {@code provider}'s defaults. */
+    public static Options forFile(StorageProvider provider, String contentType, Map<String, String> metadata,
+        UploadListener listener) {
+      Defaults d = Defaults.of(provider);
+      return new Options(d.filePartSize(), d.singlePutLimit(), d.partsInFlight(), contentType, metadata, listener);
     }
   }
 
@@ -57,7 +102,7 @@ public final class ObjectUploader {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    if (size <= options.threshold()) {
+    if (size <= Math.min(options.threshold(), MAX_SINGLE_PUT)) {
       String key = bucket.key(relativeKey);
       try {
         String etag = bucket.client().putObject(b -> b.bucket(bucket.name()).key(key)
@@ -71,9 +116,6 @@ public final class ObjectUploader {
     return parallelFileMultipart(bucket, relativeKey, file, size, options);
   }
 
-  /** Parts of a file in flight at once: file parts are re-read from disk, never buffered. */
-  static final int FILE_PARTS_IN_FLIGHT = 4;
-
   private static UploadResult parallelFileMultipart(Bucket bucket, String relativeKey, Path file, long size, Options options) {
     String key = bucket.key(relativeKey);
     String uploadId;
@@ -83,9 +125,11 @@ public final class ObjectUploader {
     } catch (SdkException e) {
       throw bucket.translate(e, "upload object " + relativeKey);
     }
-    int count = (int) ((size + options.partSize() - 1) / options.partSize());
+    // At most 10,000 parts: a larger file gets larger parts.
+    long partSize = Math.max(options.partSize(), (size + MAX_PARTS - 1) / MAX_PARTS);
+    int count = (int) ((size + partSize - 1) / partSize);
     java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(
-        Math.min(FILE_PARTS_IN_FLIGHT, count), r -> {
+        Math.min(options.partsInFlight(), count), r -> {
           Thread t = new Thread(r, "featurestore-upload");
           t.setDaemon(true);
           return t;
@@ -95,8 +139,8 @@ public final class ObjectUploader {
     try {
       for (int i = 0; i < count; i++) {
         int partNumber = i + 1;
-        long offset = (long) i * options.partSize();
-        long length = Math.min(options.partSize(), size - offset);
+        long offset = (long) i * partSize;
+        long length = Math.min(partSize, size - offset);
         futures.add(pool.submit(() -> {
           String etag = bucket.client().uploadPart(b -> b.bucket(bucket.name()).key(key).uploadId(uploadId)
               .partNumber(partNumber), RequestBody.fromContentProvider(() -> range(file, offset, length), length,

@@ -30,7 +30,12 @@ import java.util.function.Predicate;
  * <ul>
  *   <li>any {@code x-amz-checksum-*} or {@code x-amz-sdk-checksum-algorithm} header: 400
  *       InvalidArgument "Unsupported header";
- *   <li>{@code If-None-Match} / {@code If-Match} on PUT: 501 NotImplemented.
+ *   <li>{@code If-None-Match} / {@code If-Match} on PUT: 501 NotImplemented;
+ *   <li>a SigV4 credential scope (the {@code Authorization} header's or a presigned URL's
+ *       {@code X-Amz-Credential}) naming another region than the bucket's: 400
+ *       AuthorizationHeaderMalformed "the region '...' is wrong; expecting '...'" with a
+ *       {@code <Region>} element, checked before anything else, as B2 checks the signature
+ *       first. A HEAD gets the status without a body, as from any S3 server.
  * </ul>
  *
  * <p>It also injects faults for a share of requests (500, 503, slow responses, dropped
@@ -58,13 +63,17 @@ public final class B2Gate implements AutoCloseable {
   private final AtomicInteger rejectedChecksum = new AtomicInteger();
   private final AtomicInteger rejectedConditional = new AtomicInteger();
   private final AtomicInteger injected = new AtomicInteger();
+  private final AtomicInteger rejectedRegion = new AtomicInteger();
+  private final String region;
   private volatile Faults faults = Faults.none();
   private volatile Random random = new Random(0);
   private volatile Predicate<Seen> hardFailure = s -> false;
   private volatile boolean closed;
 
-  B2Gate(int upstreamPort) throws IOException {
+  /** A gate for a bucket in {@code region}: requests signed for another region are refused. */
+  B2Gate(int upstreamPort, String region) throws IOException {
     this.upstreamPort = upstreamPort;
+    this.region = region;
     this.server = new ServerSocket(0, 100, InetAddress.getLoopbackAddress());
     threads.execute(this::acceptLoop);
   }
@@ -95,6 +104,7 @@ public final class B2Gate implements AutoCloseable {
     rejectedChecksum.set(0);
     rejectedConditional.set(0);
     injected.set(0);
+    rejectedRegion.set(0);
   }
 
   public List<Seen> seen() {
@@ -109,6 +119,10 @@ public final class B2Gate implements AutoCloseable {
 
   public int rejectedConditional() {
     return rejectedConditional.get();
+  }
+
+  public int rejectedRegion() {
+    return rejectedRegion.get();
   }
 
   public int injectedFaults() {
@@ -163,6 +177,15 @@ public final class B2Gate implements AutoCloseable {
         Seen s = new Seen(req.method(), req.target(), req.headers);
         seen.add(s);
         boolean expectContinue = "100-continue".equalsIgnoreCase(req.header("expect"));
+
+        String signedRegion = signedRegion(req);
+        if (signedRegion != null && !signedRegion.equals(region)) {
+          rejectedRegion.incrementAndGet();
+          reject(req, cin, cout, expectContinue, 400, "Bad Request", "AuthorizationHeaderMalformed",
+              "The authorization header is malformed; the region '" + signedRegion + "' is wrong; expecting '"
+                  + region + "'", "<Region>" + region + "</Region>");
+          return;
+        }
 
         String checksumHeader = req.headers.keySet().stream()
             .filter(h -> h.startsWith("x-amz-checksum-") || h.equals("x-amz-sdk-checksum-algorithm"))
@@ -281,11 +304,16 @@ public final class B2Gate implements AutoCloseable {
 
   private static void reject(Head req, InputStream cin, OutputStream cout, boolean expectContinue,
       int status, String reason, String code, String message) throws IOException {
+    reject(req, cin, cout, expectContinue, status, reason, code, message, "");
+  }
+
+  private static void reject(Head req, InputStream cin, OutputStream cout, boolean expectContinue,
+      int status, String reason, String code, String message, String extraXml) throws IOException {
     if (!expectContinue) {
       copyBody(req, cin, OutputStream.nullOutputStream());
     }
     byte[] body = ("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>" + code + "</Code><Message>"
-        + message + "</Message><RequestId>b2gate</RequestId></Error>").getBytes(StandardCharsets.UTF_8);
+        + message + "</Message>" + extraXml + "<RequestId>b2gate</RequestId></Error>").getBytes(StandardCharsets.UTF_8);
     boolean head = req.method().equals("HEAD");
     String headers = "HTTP/1.1 " + status + " " + reason + "\r\n"
         + "Content-Type: application/xml\r\n"
@@ -297,6 +325,36 @@ public final class B2Gate implements AutoCloseable {
       cout.write(body);
     }
     cout.flush();
+  }
+
+  /**
+   * The region of the request's SigV4 credential scope ({@code <key>/<date>/<region>/s3/aws4_request}),
+   * from the {@code Authorization} header or a presigned URL's {@code X-Amz-Credential}; null if unsigned.
+   */
+  static String signedRegion(Head req) {
+    String credential = null;
+    String authorization = req.header("authorization");
+    if (authorization != null && authorization.startsWith("AWS4-HMAC-SHA256")) {
+      int at = authorization.indexOf("Credential=");
+      if (at >= 0) {
+        int end = authorization.indexOf(',', at);
+        credential = authorization.substring(at + "Credential=".length(), end < 0 ? authorization.length() : end).trim();
+      }
+    } else {
+      String target = req.target();
+      int at = target.indexOf("X-Amz-Credential=");
+      if (at >= 0) {
+        int end = target.indexOf('&', at);
+        credential = java.net.URLDecoder.decode(
+            target.substring(at + "X-Amz-Credential=".length(), end < 0 ? target.length() : end), StandardCharsets.UTF_8);
+      }
+    }
+    if (credential == null) {
+      return null;
+    }
+    String[] scope = credential.split("/");
+    // the key id may itself hold no slash; the scope is the last four fields
+    return scope.length >= 5 ? scope[scope.length - 3] : "";
   }
 
   private static void copyBody(Head req, InputStream in, OutputStream out) throws IOException {
@@ -353,7 +411,7 @@ public final class B2Gate implements AutoCloseable {
   }
 
   /** A request or response head: the raw bytes, the first line and the headers (names lower case). */
-  private static final class Head {
+  static final class Head {
     final byte[] raw;
     final String firstLine;
     final Map<String, String> headers;

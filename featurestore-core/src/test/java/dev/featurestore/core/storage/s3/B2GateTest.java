@@ -3,6 +3,7 @@ package dev.featurestore.core.storage.s3;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.featurestore.ObjectStorage;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.apache.iceberg.io.FileIO;
@@ -51,6 +52,26 @@ class B2GateTest {
     assertThat(s3.keys("gate/")).isEmpty();
     assertThat(s3.gate().seen()).allSatisfy(seen ->
         assertThat(seen.headers().get("user-agent")).contains(FeatureStoreS3ClientFactory.USER_AGENT));
+  }
+
+  @Test
+  void requestSignedForAnotherRegion_isRefusedAsMalformedAuthorization() {
+    ObjectStorage elsewhere = s3.b2ThroughGate().toBuilder().region("eu-central-003").build();
+    try (S3Client b2 = ObjectStorageIO.newClient(elsewhere)) {
+      assertThatThrownBy(() -> b2.putObject(b -> b.bucket(S3TestServer.BUCKET).key("gate/region.txt"),
+          RequestBody.fromString("x")))
+          .isInstanceOfSatisfying(S3Exception.class, e -> {
+            assertThat(e.statusCode()).isEqualTo(400);
+            assertThat(e.awsErrorDetails().errorCode()).isEqualTo("AuthorizationHeaderMalformed");
+            assertThat(e.awsErrorDetails().errorMessage())
+                .isEqualTo("The authorization header is malformed; the region 'eu-central-003' is wrong; expecting 'us-west-004'");
+          });
+      // a HEAD answer has no body: the status only
+      assertThatThrownBy(() -> b2.headBucket(b -> b.bucket(S3TestServer.BUCKET)))
+          .isInstanceOfSatisfying(S3Exception.class, e -> assertThat(e.statusCode()).isEqualTo(400));
+    }
+    assertThat(s3.gate().rejectedRegion()).isEqualTo(2);
+    assertThat(s3.keys("gate/")).isEmpty();
   }
 
   @Test

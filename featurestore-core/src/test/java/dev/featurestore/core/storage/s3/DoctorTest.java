@@ -76,6 +76,18 @@ class DoctorTest {
   }
 
   @Test
+  void doctor_wrongRegion_failsRegionNamingTheBucketsRegion() {
+    // the gate is no B2 host name, so the builder cannot see the mismatch; the store refuses the signature
+    DoctorReport report = doctor(s3.b2ThroughGate().toBuilder().region("us-east-005").build());
+    assertThat(report.failures()).containsExactly(Check.fail("region",
+        "the store refused requests signed for region us-east-005 (HTTP 400 AuthorizationHeaderMalformed):"
+            + " the bucket is in us-west-004",
+        "set the region (B2: B2_REGION) to us-west-004 and use the endpoint that matches it"));
+    assertThat(names(report)).doesNotContain("credentials", "bucket write", "catalog");
+    assertThat(s3.gate().rejectedRegion()).isPositive();
+  }
+
+  @Test
   void doctor_closedPort_failsEndpointQuickly() throws Exception {
     int closedPort;
     try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {

@@ -53,6 +53,15 @@ class ObjectStorageBadInputTest {
   }
 
   @Test
+  void wrongRegion_failsNamingTheRegionSettingAndTheBucketsRegion() {
+    ObjectStorage storage = s3.b2ThroughGate().toBuilder().region("us-east-005").build();
+    assertThat(openFailure(storage)).hasMessage("Cannot open object storage: wrong region for the bucket"
+        + " (HTTP 400 AuthorizationHeaderMalformed), set the region (B2: B2_REGION) to us-west-004 and use the"
+        + " endpoint that matches it: bucket fs-test-bucket at " + s3.gate().endpoint());
+    assertThat(s3.gate().rejectedRegion()).isPositive();
+  }
+
+  @Test
   void unreachableEndpoint_failsNamingTheEndpoint() throws Exception {
     int closedPort;
     try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {

@@ -59,7 +59,7 @@ public final class S3TestServer implements BeforeAllCallback, AfterAllCallback, 
       }
       Thread.sleep(10);
     }
-    gate = new B2Gate(proxy.getPort());
+    gate = new B2Gate(proxy.getPort(), REGION);
     direct = client(directEndpoint());
     direct.createBucket(b -> b.bucket(BUCKET));
   }

@@ -97,7 +97,7 @@ class StagingAndExportTest {
     Path file = randomFile("big.bin", 12_000_000);
     List<long[]> progress = new ArrayList<>();
     // s3proxy, like S3, wants 5 MiB parts; B2's own minimum (5,000,000) is lower
-    UploadResult result = store.objects().stage("big.bin").from(file).partSize(MIB5)
+    UploadResult result = store.objects().stage("big.bin").from(file).partSize(MIB5).multipartThreshold(MIB5)
         .onProgress((sent, total) -> progress.add(new long[] {sent, total})).commit();
     assertThat(result.parts()).isEqualTo(3);
     assertThat(result.bytes()).isEqualTo(12_000_000);
@@ -110,6 +110,29 @@ class StagingAndExportTest {
     assertThat(metadata.sha256()).isEqualTo(sha256(file));
     assertThat(pendingUploads()).isEmpty();
     assertThat(s3.gate().rejectedChecksum()).isZero();
+  }
+
+  @Test
+  void stage_fileBelowTheSinglePutLimit_isOneStreamedPut() throws Exception {
+    Path file = randomFile("medium.bin", 12_000_000);
+    List<long[]> progress = new ArrayList<>();
+    UploadResult result = store.objects().stage("medium.bin").from(file)
+        .onProgress((sent, total) -> progress.add(new long[] {sent, total})).commit();
+    // B2's default single-PUT limit for a file is 200 MiB: no multipart upload, one PUT
+    assertThat(result).isEqualTo(new UploadResult("raw/medium.bin", 12_000_000, result.etag(), 0));
+    assertThat(progress).containsExactly(new long[] {12_000_000, 12_000_000});
+    assertThat(s3.gate().seen()).filteredOn(seen -> seen.target().contains("medium.bin"))
+        .extracting(B2Gate.Seen::method).containsExactly("HEAD", "PUT");
+    assertThat(s3.gate().seen()).noneMatch(seen -> seen.target().contains("uploads") || seen.target().contains("uploadId"));
+    assertThat(store.objects().metadata("raw/medium.bin").sha256()).isEqualTo(sha256(file));
+    assertThat(s3.gate().rejectedChecksum()).isZero();
+  }
+
+  @Test
+  void stage_thresholdAboveTheLargestSinglePut_isRefused() {
+    assertThatThrownBy(() -> store.objects().stage("x.bin").multipartThreshold(5_000_000_001L))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("Cannot set multipart threshold: expected 0 to 5000000000 (the largest single PUT B2 accepts): 5000000001");
   }
 
   @Test
@@ -139,7 +162,8 @@ class StagingAndExportTest {
   void stage_failureMidUpload_abortsAndLeavesNoObjectAndNoParts() throws Exception {
     Path file = randomFile("fails.bin", 12_000_000);
     s3.gate().failHard(seen -> seen.method().equals("PUT") && seen.target().contains("partNumber=2"));
-    assertThatThrownBy(() -> store.objects().stage("fails.bin").from(file).partSize(5_000_000).commit())
+    assertThatThrownBy(() -> store.objects().stage("fails.bin").from(file).partSize(5_000_000)
+        .multipartThreshold(5_000_000).commit())
         .isInstanceOf(StorageException.class)
         .hasMessage("Cannot upload object raw/fails.bin: storage unavailable after retries (HTTP 500 InternalError),"
             + " retry later: bucket fs-test-bucket at " + s3.gate().endpoint());
