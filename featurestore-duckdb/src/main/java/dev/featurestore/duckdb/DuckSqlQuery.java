@@ -7,7 +7,6 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.featurestore.AlreadyExistsException;
 import dev.featurestore.ObjectStorage;
-import dev.featurestore.ObjectUpload;
 import dev.featurestore.StorageException;
 import dev.featurestore.ValidationException;
 import dev.featurestore.core.Errors;
@@ -134,8 +133,8 @@ final class DuckSqlQuery implements SqlQuery {
       Path local = engine.workDirectory().resolve("exports").resolve("upload-" + UUID.randomUUID() + ".parquet");
       try {
         SqlExport written = writeParquet(local);
-        ObjectUploader.upload(bucket, key, local, new ObjectUploader.Options(ObjectUpload.DEFAULT_PART_SIZE,
-            ObjectUpload.DEFAULT_PART_SIZE, "application/vnd.apache.parquet", Map.of(), null));
+        ObjectUploader.upload(bucket, key, local, ObjectUploader.Options.forFile(storage.provider(),
+            "application/vnd.apache.parquet", Map.of(), null));
         return new SqlExport(bucket.location(key), written.rows(), written.bytes(), written.lineage(), written.stats());
       } catch (RuntimeException e) {
         throw Errors.translate(e, "export query to " + key);
