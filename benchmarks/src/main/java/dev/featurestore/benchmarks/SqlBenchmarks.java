@@ -53,8 +53,8 @@ import org.apache.iceberg.io.CloseableIterable;
  *       adapter is.
  * </ul>
  *
- * Settings: {@code -Drows=}, {@code -Dwarmups=} (2; 1 for the Iceberg reader),
- * {@code -Diterations=} (7; 3 for the Iceberg reader), {@code -Dthreads=} (2, DuckDB threads on
+ * Settings: {@code -Drows=}, {@code -Dwarmups=} (1),
+ * {@code -Diterations=} (5; 3 for the Iceberg reader), {@code -Dthreads=} (2, DuckDB threads on
  * both sides), {@code -DmemoryLimit=} (2GB), {@code -Dseed=}.
  */
 final class SqlBenchmarks {
@@ -71,7 +71,7 @@ final class SqlBenchmarks {
   }
 
   static void local() throws Exception {
-    Settings settings = Settings.read(2, 7);
+    Settings settings = Settings.read(1, 5);
     Path dir = Harness.tempDir(LOCAL);
     try (FeatureStore store = FeatureStore.openLocal(dir.resolve("store"))) {
       FeatureTable table = build(store, settings);
@@ -85,7 +85,7 @@ final class SqlBenchmarks {
   }
 
   static void s3Warm() throws Exception {
-    Settings settings = Settings.read(2, 7);
+    Settings settings = Settings.read(1, 5);
     Path dir = Harness.tempDir(S3_WARM);
     try (LoopbackS3 s3 = new LoopbackS3(dir.resolve("s3"));
         FeatureStore store = FeatureStore.builder().root(dir.resolve("store")).objectStorage(s3.storage()).build()) {

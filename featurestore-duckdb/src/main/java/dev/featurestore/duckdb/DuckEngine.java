@@ -44,6 +44,7 @@ final class DuckEngine implements SqlEngine {
   private final ScheduledExecutorService timer;
   private final Optional<Duration> defaultTimeout;
   private final Set<Execution> running = ConcurrentHashMap.newKeySet();
+  private final ScanPlanner.PlanCache plans = new ScanPlanner.PlanCache(64, 100_000);
   private volatile boolean closed = false;
 
   DuckEngine(FeatureStore store, int threads, String memoryLimit, Optional<Path> work, long cacheMaxBytes,
@@ -145,6 +146,10 @@ final class DuckEngine implements SqlEngine {
 
   FileCache cache() {
     return cache;
+  }
+
+  ScanPlanner.PlanCache plans() {
+    return plans;
   }
 
   FileIO fileIO() {
