@@ -79,6 +79,11 @@ final class DuckEngine implements SqlEngine {
         .collect(Collectors.joining(", ", "[", "]")));
     properties.setProperty("enable_external_access", "false");
     properties.setProperty("jdbc_stream_results", "true");
+    // data files are immutable (a location is never rewritten): keep their Parquet footers between queries
+    properties.setProperty("parquet_metadata_cache", "true");
+    // read_parquet with an explicit schema (how relations map field ids) estimates ~1 row, which
+    // made DuckDB rewrite every ASOF join (training sets) into a nested loop join over all rows
+    properties.setProperty("asof_loop_join_threshold", "0");
     try {
       this.root = (DuckDBConnection) DriverManager.getConnection("jdbc:duckdb:", properties);
       try (Statement statement = root.createStatement()) {
