@@ -79,8 +79,6 @@ final class DuckEngine implements SqlEngine {
         .collect(Collectors.joining(", ", "[", "]")));
     properties.setProperty("enable_external_access", "false");
     properties.setProperty("jdbc_stream_results", "true");
-    // data files are immutable (a location is never rewritten): keep their Parquet footers between queries
-    properties.setProperty("parquet_metadata_cache", "true");
     // read_parquet with an explicit schema (how relations map field ids) estimates ~1 row, which
     // made DuckDB rewrite every ASOF join (training sets) into a nested loop join over all rows
     properties.setProperty("asof_loop_join_threshold", "0");
@@ -88,6 +86,9 @@ final class DuckEngine implements SqlEngine {
       this.root = (DuckDBConnection) DriverManager.getConnection("jdbc:duckdb:", properties);
       try (Statement statement = root.createStatement()) {
         statement.execute("SET TimeZone = 'UTC'");
+        // data files are immutable (a location is never rewritten): keep their Parquet footers
+        // between queries (a parquet extension option, so it cannot be set when the database opens)
+        statement.execute("SET parquet_metadata_cache = true");
         statement.execute("SET lock_configuration = true");
       }
     } catch (SQLException e) {
