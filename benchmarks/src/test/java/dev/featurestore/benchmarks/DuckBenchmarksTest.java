@@ -56,6 +56,7 @@ class DuckBenchmarksTest {
 
     assertThat(out).contains("sql-vs-iceberg-reader: same answer on both sides: groups=");
     assertThat(out).containsPattern("the adapter is [0-9.]+x faster");
+    assertThat(out).containsPattern("CPU time \\(process, measured rounds, median\\): adapter [0-9]+ ms");
     assertResult(out, "sql-vs-iceberg-reader", "ms");
   }
 
