@@ -26,7 +26,11 @@ public final class Benchmarks {
       Map.entry(UploadBenchmark.NAME, "MB/s of a 256 MB raw upload (child JVM, -Xmx256m) vs the SDK's putObject of the file (higher is better)"),
       Map.entry(LookupBenchmark.NAME, "p50 ms of a warm single-key latest-row lookup on 10M rows vs a full scan with the same filter (target p50 <= 30, p99 <= 100)"),
       Map.entry(TieringBenchmark.NAME, "ms per full scan of a table moved to a cold bucket (warm cold cache) vs the same rows hot on local disk (target <= 1.2)"),
-      Map.entry(PruningBenchmark.NAME, "ms to read one day of a 365-day table (partition-pruned) vs an unpruned scan (prints files read)")));
+      Map.entry(PruningBenchmark.NAME, "ms to read one day of a 365-day table (partition-pruned) vs an unpruned scan (prints files read)"),
+      Map.entry(SqlBenchmarks.LOCAL, "ms of a GROUP BY over a 10M-row snapshot through the DuckDB adapter vs DuckDB's own read_parquet (target <= 1.25)"),
+      Map.entry(SqlBenchmarks.S3_WARM, "the same GROUP BY on a bucket on in-process s3proxy, warm file cache, vs local read_parquet (target <= 1.25)"),
+      Map.entry(SqlBenchmarks.VS_ICEBERG, "the same GROUP BY through the adapter vs IcebergGenerics + Java aggregation (prints how many times faster)"),
+      Map.entry(TrainingSetBenchmark.NAME, "ms of a 1M-label x 5M-row point-in-time training set to Parquet vs a hand-written DuckDB ASOF JOIN (target <= 1.5)")));
 
   private Benchmarks() {}
 
@@ -61,6 +65,10 @@ public final class Benchmarks {
       case LookupBenchmark.NAME -> LookupBenchmark.run();
       case PruningBenchmark.NAME -> PruningBenchmark.run();
       case TieringBenchmark.NAME -> TieringBenchmark.run();
+      case SqlBenchmarks.LOCAL -> SqlBenchmarks.local();
+      case SqlBenchmarks.S3_WARM -> SqlBenchmarks.s3Warm();
+      case SqlBenchmarks.VS_ICEBERG -> SqlBenchmarks.vsIcebergReader();
+      case TrainingSetBenchmark.NAME -> TrainingSetBenchmark.run();
       default -> {
         System.err.println("Cannot run benchmark: unknown name: " + args[0]);
         usage();
@@ -72,7 +80,7 @@ public final class Benchmarks {
   private static void usage() {
     System.err.println("usage: benchmarks/run <name> [key=value ...]");
     System.err.println("benchmarks:");
-    BENCHMARKS.forEach((name, what) -> System.err.printf(Locale.ROOT, "  %-16s %s%n", name, what));
-    System.err.println("settings: rows=, mb=, heap=, partsize=, threshold= (upload), events=, docs=, updates=, seconds=, rate=, days=, buckets=, lookups= (lookup), rowsPerDay= (pruning), commits= (tiering), warmups=, iterations=, seed=, only=ours|baseline, bench.dir=");
+    BENCHMARKS.forEach((name, what) -> System.err.printf(Locale.ROOT, "  %-22s %s%n", name, what));
+    System.err.println("settings: rows=, mb=, heap=, partsize=, threshold= (upload), events=, docs=, updates=, seconds=, rate=, days=, buckets=, lookups= (lookup), rowsPerDay= (pruning), commits= (tiering), labels=, features=, ttlHours= (training-set), threads=, memoryLimit= (sql-*, training-set), warmups=, iterations=, seed=, only=ours|baseline, bench.dir=");
   }
 }

@@ -46,6 +46,7 @@ final class DuckEngine implements SqlEngine {
   private final ScheduledExecutorService timer;
   private final Optional<Duration> defaultTimeout;
   private final Set<Execution> running = ConcurrentHashMap.newKeySet();
+  private final ScanPlanner.PlanCache plans = new ScanPlanner.PlanCache(64, 100_000);
   private volatile boolean closed = false;
 
   DuckEngine(FeatureStore store, int threads, String memoryLimit, Optional<Path> work, long cacheMaxBytes,
@@ -80,10 +81,16 @@ final class DuckEngine implements SqlEngine {
         .collect(Collectors.joining(", ", "[", "]")));
     properties.setProperty("enable_external_access", "false");
     properties.setProperty("jdbc_stream_results", "true");
+    // read_parquet with an explicit schema (how relations map field ids) estimates ~1 row, which
+    // made DuckDB rewrite every ASOF join (training sets) into a nested loop join over all rows
+    properties.setProperty("asof_loop_join_threshold", "0");
     try {
       this.root = (DuckDBConnection) DriverManager.getConnection("jdbc:duckdb:", properties);
       try (Statement statement = root.createStatement()) {
         statement.execute("SET TimeZone = 'UTC'");
+        // data files are immutable (a location is never rewritten): keep their Parquet footers
+        // between queries (a parquet extension option, so it cannot be set when the database opens)
+        statement.execute("SET parquet_metadata_cache = true");
         statement.execute("SET lock_configuration = true");
       }
     } catch (SQLException e) {
@@ -153,6 +160,10 @@ final class DuckEngine implements SqlEngine {
 
   FileCache cache() {
     return cache;
+  }
+
+  ScanPlanner.PlanCache plans() {
+    return plans;
   }
 
   FileIO fileIO() {

@@ -64,7 +64,7 @@ final class Execution implements AutoCloseable {
       for (Map.Entry<String, TableVersion> relation : relations.entrySet()) {
         TableVersion version = relation.getValue();
         try {
-          scans.add(ScanPlanner.plan(version));
+          scans.add(ScanPlanner.plan(version, engine.plans()));
         } catch (RuntimeException e) {
           throw Errors.translate(e, "plan scan of table " + version.table().id());
         }

@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -60,7 +61,52 @@ final class ScanPlanner {
     }
   }
 
-  static PlannedScan plan(TableVersion version) {
+  /**
+   * The files of recently planned snapshots, per table (by uuid, so a dropped and recreated table
+   * never matches) and snapshot id. A snapshot's files and their delete files never change, so a
+   * repeated query at the same snapshot skips reading the manifests; a filter is still evaluated
+   * against the cached files on every query. Plans larger than {@code maxTasks} files are not kept.
+   * Thread-safe.
+   */
+  static final class PlanCache {
+    private final int maxEntries;
+    private final int maxTasks;
+    private final LinkedHashMap<String, List<FileScanTask>> entries = new LinkedHashMap<>(16, 0.75f, true);
+
+    PlanCache(int maxEntries, int maxTasks) {
+      this.maxEntries = maxEntries;
+      this.maxTasks = maxTasks;
+    }
+
+    synchronized List<FileScanTask> get(Table table, Snapshot snapshot) {
+      String key = key(table, snapshot);
+      return key == null ? null : entries.get(key);
+    }
+
+    synchronized void put(Table table, Snapshot snapshot, List<FileScanTask> tasks) {
+      String key = key(table, snapshot);
+      if (key == null || tasks.size() > maxTasks) {
+        return;
+      }
+      entries.put(key, tasks);
+      Iterator<String> eldest = entries.keySet().iterator();
+      while (entries.size() > maxEntries && eldest.hasNext()) {
+        eldest.next();
+        eldest.remove();
+      }
+    }
+
+    /** Null (not cached) for a table that has no uuid. */
+    private static String key(Table table, Snapshot snapshot) {
+      try {
+        return table.uuid() + "/" + snapshot.snapshotId();
+      } catch (UnsupportedOperationException e) {
+        return null;
+      }
+    }
+  }
+
+  static PlannedScan plan(TableVersion version, PlanCache cache) {
     long start = System.nanoTime();
     TableId id = version.table().id();
     Table table = version.table().unwrap(Table.class);
@@ -111,18 +157,21 @@ final class ScanPlanner {
     if (snapshot == null) {
       return new PlannedScan(id, table, null, schema, columns, filter, List.of(), 0, 0, 0, System.nanoTime() - start);
     }
-    List<FileScanTask> all = new ArrayList<>();
-    org.apache.iceberg.TableScan scan = table.newScan().useSnapshot(snapshot.snapshotId());
-    if (filter != Expressions.alwaysTrue()) {
-      scan = scan.includeColumnStats(); // scans drop column stats unless asked; pruning needs them
-    }
-    try (CloseableIterable<FileScanTask> files = scan.planFiles()) {
-      files.forEach(all::add);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
+    List<FileScanTask> all = cache.get(table, snapshot);
+    if (all == null) {
+      List<FileScanTask> planned = new ArrayList<>();
+      // scans drop column stats unless asked; pruning needs them (and a cached plan serves any filter)
+      org.apache.iceberg.TableScan scan = table.newScan().useSnapshot(snapshot.snapshotId()).includeColumnStats();
+      try (CloseableIterable<FileScanTask> files = scan.planFiles()) {
+        files.forEach(planned::add);
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+      all = List.copyOf(planned);
+      cache.put(table, snapshot, all);
     }
     if (filter == Expressions.alwaysTrue()) {
-      return new PlannedScan(id, table, snapshot, schema, columns, filter, List.copyOf(all), all.size(), 0, 0,
+      return new PlannedScan(id, table, snapshot, schema, columns, filter, all, all.size(), 0, 0,
           System.nanoTime() - start);
     }
     Map<Integer, Evaluator> partitionEvaluators = new HashMap<>();
