@@ -13,11 +13,13 @@ import org.apache.iceberg.AppendFiles;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DataFiles;
 import org.apache.iceberg.FileFormat;
+import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.ManifestFiles;
 import org.apache.iceberg.ManifestWriter;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.TableMetadataParser;
 import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.Record;
@@ -161,7 +163,7 @@ final class ChangeLogWriter implements TableWriter {
           .createWriterFunc(type -> GenericParquetWriter.create(schema, type)).overwrite().build();
       RowFiller rows = new RowFiller(schema, System.currentTimeMillis());
       try (FileAppender<Record> a = appender) {
-        for (int i = 1; i <= 2_000; i++) {
+        for (int i = 1; i <= 200; i++) {
           Map<String, Object> doc = Map.of("id", i, "name", "warm-up");
           String json = Json.write(doc);
           CdcEntry e = new CdcEntry(i, CdcOperation.INSERT, "warm-up", Integer.toString(i), shard, Optional.empty(),
@@ -176,6 +178,7 @@ final class ChangeLogWriter implements TableWriter {
       try (ManifestWriter<DataFile> m = manifest) {
         m.add(file);
       }
+      TableMetadataParser.toJson(((HasTableOperations) table).operations().current());
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
