@@ -79,7 +79,9 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>Thread safety</h2>
  * Entries may be created from several threads; they are sequenced in the order they enter the
- * log. One background thread commits; {@link #flush()} commits on the caller's thread. Several
+ * log. One background thread commits; {@link #flush()} commits on the caller's thread; commits are
+ * one at a time, in sequence order. A change-log-only pipeline also writes the next sealed batch's
+ * data files on a second thread while the current batch commits. Several
  * pipelines (shards) may write one table, in one or several processes; one shard may be open in
  * one pipeline only (a lock file in the log directory).
  */
