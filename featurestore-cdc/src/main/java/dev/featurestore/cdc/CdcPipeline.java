@@ -24,11 +24,18 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.Iterator;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.regex.Pattern;
+import org.apache.iceberg.SerializableTable;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
 import org.slf4j.Logger;
@@ -72,7 +79,9 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>Thread safety</h2>
  * Entries may be created from several threads; they are sequenced in the order they enter the
- * log. One background thread commits; {@link #flush()} commits on the caller's thread. Several
+ * log. One background thread commits; {@link #flush()} commits on the caller's thread; commits are
+ * one at a time, in sequence order. A change-log-only pipeline also writes the next sealed batch's
+ * data files on a second thread while the current batch commits. Several
  * pipelines (shards) may write one table, in one or several processes; one shard may be open in
  * one pipeline only (a lock file in the log directory).
  */
@@ -101,6 +110,15 @@ public final class CdcPipeline implements AutoCloseable {
   private long nextSeq;
   private boolean closed;
   private final Thread flusher;
+  /**
+   * Change-log-only pipelines write the next sealed batch's data files on this thread while the
+   * flusher commits the current one (commits stay in sequence order); null otherwise.
+   */
+  private final ExecutorService preparer;
+  /** The batch written ahead, if any; used by the thread holding flushLock. */
+  private Prefetch prefetch;
+
+  private record Prefetch(List<Logged> batch, Future<ChangeLogWriter.Prepared> files) {}
 
   private final AtomicLong accepted = new AtomicLong();
   private final long recovered;
@@ -159,9 +177,19 @@ public final class CdcPipeline implements AutoCloseable {
             shard, replay.size(), replay.get(0).seq(), replay.get(replay.size() - 1).seq(), marks());
       }
       hooks.at("recovery.loaded");
+      warmUp();
     } catch (RuntimeException e) {
       wal.close();
       throw e;
+    }
+    if (writers.size() == 1 && writers.get(0) instanceof ChangeLogWriter) {
+      this.preparer = Executors.newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, "featurestore-cdc-writer-" + shard);
+        t.setDaemon(true);
+        return t;
+      });
+    } else {
+      this.preparer = null;
     }
     this.flusher = new Thread(this::runFlusher, "featurestore-cdc-flusher-" + shard);
     flusher.setDaemon(true);
@@ -363,7 +391,15 @@ public final class CdcPipeline implements AutoCloseable {
         if (batch == null) {
           return total;
         }
-        FlushResult done = commitBatch(batch);
+        FlushResult done;
+        Future<ChangeLogWriter.Prepared> writtenAhead = takePrefetch(batch);
+        try {
+          prefetchAfter(batch);
+          done = commitBatch(batch, writtenAhead);
+        } catch (RuntimeException | Error e) {
+          discardPrefetch();
+          throw e;
+        }
         total = total.plus(done);
         acceptLock.lock();
         try {
@@ -395,7 +431,7 @@ public final class CdcPipeline implements AutoCloseable {
   }
 
   /** Commits one batch to every table that does not have it yet, with retries. */
-  private FlushResult commitBatch(List<Logged> batch) {
+  private FlushResult commitBatch(List<Logged> batch, Future<ChangeLogWriter.Prepared> writtenAhead) {
     long first = batch.get(0).seq();
     long last = batch.get(batch.size() - 1).seq();
     long oldest = Long.MAX_VALUE;
@@ -407,6 +443,7 @@ public final class CdcPipeline implements AutoCloseable {
     long snapshotId = -1;
     for (int t = 0; t < writers.size(); t++) {
       if (committed[t] >= last) {
+        drop(writtenAhead);
         continue;
       }
       TableWriter writer = writers.get(t);
@@ -416,7 +453,7 @@ public final class CdcPipeline implements AutoCloseable {
           todo.add(l);
         }
       }
-      TableWriter.Committed done = commitWithRetries(writer, todo, first, last);
+      TableWriter.Committed done = commitWithRetries(writer, todo, first, last, writtenAhead);
       committed[t] = last;
       if (done != null) {
         files += done.files();
@@ -434,13 +471,27 @@ public final class CdcPipeline implements AutoCloseable {
   }
 
   /** Returns null when the table turned out to hold the batch already (an unknown outcome that landed). */
-  private TableWriter.Committed commitWithRetries(TableWriter writer, List<Logged> todo, long first, long last) {
+  private TableWriter.Committed commitWithRetries(TableWriter writer, List<Logged> todo, long first, long last,
+      Future<ChangeLogWriter.Prepared> writtenAhead) {
     RuntimeException failure = null;
     int attempt = 0;
+    ChangeLogWriter.Prepared prepared = writtenAhead == null ? null : await(writtenAhead);
+    if (prepared != null && !prepared.entries().equals(todo)) {
+      ((ChangeLogWriter) writer).discard(prepared);
+      prepared = null;
+    }
     while (++attempt <= config.commitRetries) {
       long start = System.nanoTime();
       try {
-        TableWriter.Committed done = writer.write(todo, last, System.currentTimeMillis());
+        TableWriter.Committed done;
+        if (prepared != null) {
+          // the files written ahead serve the first attempt; a retry writes them anew
+          ChangeLogWriter.Prepared files = prepared;
+          prepared = null;
+          done = ((ChangeLogWriter) writer).commit(files, last);
+        } else {
+          done = writer.write(todo, last, System.currentTimeMillis());
+        }
         recordLatency(start);
         commits.incrementAndGet();
         return done;
@@ -486,6 +537,94 @@ public final class CdcPipeline implements AutoCloseable {
       throw new CommitStateUnknownException(message, failure);
     }
     throw new FeatureStoreException(message, failure);
+  }
+
+  /**
+   * Under flushLock, before {@code batch} is committed: starts writing the data files of the
+   * sealed batch after it, through a read-only copy of the table taken on this thread.
+   */
+  private void prefetchAfter(List<Logged> batch) {
+    if (preparer == null) {
+      return;
+    }
+    List<Logged> next = null;
+    acceptLock.lock();
+    try {
+      Iterator<List<Logged>> it = sealed.iterator();
+      if (it.hasNext() && it.next() == batch && it.hasNext()) {
+        next = it.next();
+      }
+    } finally {
+      acceptLock.unlock();
+    }
+    if (next == null || committed[0] >= next.get(next.size() - 1).seq()) {
+      return;
+    }
+    List<Logged> todo = new ArrayList<>(next.size());
+    for (Logged l : next) {
+      if (l.seq() > committed[0]) {
+        todo.add(l);
+      }
+    }
+    ChangeLogWriter writer = (ChangeLogWriter) writers.get(0);
+    try {
+      Table copy = SerializableTable.copyOf(writer.table());
+      long commitMillis = System.currentTimeMillis();
+      prefetch = new Prefetch(next, preparer.submit(() -> writer.prepare(copy, todo, commitMillis)));
+    } catch (RuntimeException e) {
+      // closing, or the table cannot be copied: the batch is written when its turn comes
+      LOG.debug("CDC shard {}: cannot write the next batch ahead: {}", shard, e.toString());
+    }
+  }
+
+  /** Under flushLock: the files written ahead for {@code batch}, if any; any other batch's are dropped. */
+  private Future<ChangeLogWriter.Prepared> takePrefetch(List<Logged> batch) {
+    if (prefetch != null && prefetch.batch() == batch) {
+      Future<ChangeLogWriter.Prepared> files = prefetch.files();
+      prefetch = null;
+      return files;
+    }
+    discardPrefetch();
+    return null;
+  }
+
+  private void drop(Future<ChangeLogWriter.Prepared> writtenAhead) {
+    ChangeLogWriter.Prepared prepared = writtenAhead == null ? null : await(writtenAhead);
+    if (prepared != null) {
+      ((ChangeLogWriter) writers.get(0)).discard(prepared);
+    }
+  }
+
+  /** Drops the batch written ahead (its files are deleted), after waiting for it. */
+  private void discardPrefetch() {
+    if (prefetch == null) {
+      return;
+    }
+    Future<ChangeLogWriter.Prepared> files = prefetch.files();
+    prefetch = null;
+    drop(files);
+  }
+
+  /** The files written ahead, or null if that failed (the batch is then written when committed). */
+  private ChangeLogWriter.Prepared await(Future<ChangeLogWriter.Prepared> files) {
+    boolean interrupted = false;
+    try {
+      while (true) {
+        try {
+          return files.get();
+        } catch (InterruptedException e) {
+          interrupted = true;
+        } catch (ExecutionException | CancellationException e) {
+          LOG.debug("CDC shard {}: writing a batch ahead failed; it is written again at its commit: {}", shard,
+              e.getCause() == null ? e.toString() : e.getCause().toString());
+          return null;
+        }
+      }
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
   }
 
   private static boolean retryable(RuntimeException e) {
@@ -534,6 +673,24 @@ public final class CdcPipeline implements AutoCloseable {
       Thread.sleep(millis);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+    }
+  }
+
+  /**
+   * Runs the write path once in memory before the first entry is accepted, so the first batch
+   * does not pay class loading and codec setup (in a cold JVM that made the first commit take
+   * 1-2 s, the tail of the time-to-visible). Costs a few hundred ms in the first pipeline of a
+   * JVM, little after; a failure here only costs that speed.
+   */
+  private void warmUp() {
+    for (TableWriter writer : writers) {
+      if (writer instanceof ChangeLogWriter changeLog) {
+        try {
+          changeLog.warmUp();
+        } catch (RuntimeException | LinkageError e) {
+          LOG.debug("CDC shard {}: warming up the write path failed: {}", shard, e.toString());
+        }
+      }
     }
   }
 
@@ -678,6 +835,10 @@ public final class CdcPipeline implements AutoCloseable {
     }
     flushLock.lock();
     try {
+      discardPrefetch();
+      if (preparer != null) {
+        preparer.shutdown();
+      }
       acceptLock.lock();
       try {
         wal.close();

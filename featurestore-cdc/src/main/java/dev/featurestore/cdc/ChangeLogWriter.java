@@ -1,14 +1,32 @@
 package dev.featurestore.cdc;
 
-import java.time.Instant;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.time.LocalDateTime;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import org.apache.iceberg.AppendFiles;
 import org.apache.iceberg.DataFile;
+import org.apache.iceberg.DataFiles;
+import org.apache.iceberg.FileFormat;
+import org.apache.iceberg.HasTableOperations;
+import org.apache.iceberg.ManifestFiles;
+import org.apache.iceberg.ManifestWriter;
+import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.TableMetadataParser;
+import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.data.GenericRecord;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.data.parquet.GenericParquetWriter;
+import org.apache.iceberg.inmemory.InMemoryOutputFile;
+import org.apache.iceberg.io.FileAppender;
+import org.apache.iceberg.parquet.Parquet;
 import org.apache.iceberg.types.Types;
 
 /** Change-log mode: every entry appended as one row, images as JSON text; one fast append per batch. */
@@ -16,15 +34,29 @@ final class ChangeLogWriter implements TableWriter {
   private final Table table;
   private final String name;
   private final String shard;
-  private final String compression;
+  private final Map<String, String> writerProperties;
   private final Hooks hooks;
 
   ChangeLogWriter(Table table, String name, String shard, String compression, Hooks hooks) {
     this.table = table;
     this.name = name;
     this.shard = shard;
-    this.compression = compression;
+    this.writerProperties = writerProperties(compression);
     this.hooks = hooks;
+  }
+
+  /**
+   * The compression, and no dictionary for the columns whose values are (nearly) all distinct:
+   * Parquet would build a dictionary per page, find it does not pay and re-encode the page
+   * plainly, which was a quarter of the flusher's time. Low-cardinality columns keep theirs.
+   */
+  static Map<String, String> writerProperties(String compression) {
+    Map<String, String> props = new HashMap<>();
+    props.put(TableProperties.PARQUET_COMPRESSION, compression);
+    for (String column : List.of("seq", "event_time", CdcTables.DOC_ID, "before", "after")) {
+      props.put(TableProperties.PARQUET_DICT_ENCODING_ENABLED_COLUMN_PREFIX + column, "false");
+    }
+    return Map.copyOf(props);
   }
 
   /** @throws IllegalArgumentException if an existing table lacks a change-log column */
@@ -48,45 +80,32 @@ final class ChangeLogWriter implements TableWriter {
     return name;
   }
 
+  /** A batch's data files, written and not committed yet. */
+  record Prepared(List<Logged> entries, List<DataFile> files) {}
+
   @Override
   public Committed write(List<Logged> entries, long lastSeq, long commitMillis) {
     table.refresh();
-    Schema schema = table.schema();
-    int op = pos(schema, "op");
-    int seq = pos(schema, "seq");
-    int shardPos = pos(schema, "shard");
-    int txn = pos(schema, "txn");
-    int commitTime = pos(schema, "commit_time");
-    int eventTime = pos(schema, "event_time");
-    int collection = pos(schema, CdcTables.COLLECTION);
-    int docId = pos(schema, CdcTables.DOC_ID);
-    int before = pos(schema, "before");
-    int after = pos(schema, "after");
-    OffsetDateTime committedAt = OffsetDateTime.ofInstant(Instant.ofEpochMilli(commitMillis), ZoneOffset.UTC);
+    return commit(prepare(table, entries, commitMillis), lastSeq);
+  }
 
+  /**
+   * Writes the data files of {@code entries} through {@code target}: this writer's table, or a
+   * read-only copy of it ({@code SerializableTable}) when another thread is committing meanwhile.
+   * On a failure the files written are deleted.
+   */
+  Prepared prepare(Table target, List<Logged> entries, long commitMillis) {
     hooks.at("flush.before-write");
-    DataFileSink sink = new DataFileSink(table, schema, compression);
+    DataFileSink sink = new DataFileSink(target, target.schema(), writerProperties);
     List<DataFile> files;
     try {
-      GenericRecord record = GenericRecord.create(schema);
+      RowFiller rows = new RowFiller(target.schema(), commitMillis);
       int half = entries.size() / 2;
       for (int i = 0; i < entries.size(); i++) {
         if (i == half) {
           hooks.at("flush.mid-write");
         }
-        Logged logged = entries.get(i);
-        CdcEntry e = logged.entry;
-        record.set(op, e.operation().code());
-        record.set(seq, e.sequenceId());
-        record.set(shardPos, shard);
-        record.set(txn, e.transactionId().orElse(null));
-        record.set(commitTime, committedAt);
-        record.set(eventTime, OffsetDateTime.ofInstant(Instant.ofEpochMilli(logged.acceptedMillis), ZoneOffset.UTC));
-        record.set(collection, e.collection());
-        record.set(docId, e.docId());
-        record.set(before, logged.beforeJson);
-        record.set(after, logged.afterJson);
-        sink.write(record);
+        sink.write(rows.fill(entries.get(i)));
       }
       files = sink.finish();
     } catch (RuntimeException | Error e) {
@@ -94,11 +113,21 @@ final class ChangeLogWriter implements TableWriter {
       throw e;
     }
     hooks.at("flush.files-written");
+    return new Prepared(entries, files);
+  }
+
+  /**
+   * Commits prepared files with the mark {@code lastSeq}, carrying the other shards' marks
+   * forward. On a failure other than an unknown outcome the files are deleted.
+   */
+  Committed commit(Prepared prepared, long lastSeq) {
+    List<DataFile> files = prepared.files();
     long bytes = 0;
     for (DataFile file : files) {
       bytes += file.fileSizeInBytes();
     }
     try {
+      table.refresh(); // the marks to carry forward are the newest ones
       AppendFiles append = table.newFastAppend();
       files.forEach(append::appendFile);
       CdcTables.carryMarks(table, append::set);
@@ -113,6 +142,102 @@ final class ChangeLogWriter implements TableWriter {
     }
     hooks.at("commit.after");
     return new Committed(files.size(), bytes, table.currentSnapshot().snapshotId(), List.of());
+  }
+
+  /** Deletes the files of a prepared batch that will not be committed. */
+  void discard(Prepared prepared) {
+    DataFileSink.deleteFiles(table, prepared.files());
+  }
+
+  /**
+   * Loads and runs the write path once, into memory, so the first batch does not pay class
+   * loading and native codec setup (a cold first commit took 1-2 s, the freshness tail): a
+   * Parquet file of synthetic rows and a manifest listing it, neither stored nor committed.
+   */
+  void warmUp() {
+    Schema schema = table.schema();
+    InMemoryOutputFile out = new InMemoryOutputFile();
+    FileAppender<Record> appender;
+    try {
+      appender = Parquet.write(out).schema(schema).setAll(table.properties()).setAll(writerProperties)
+          .createWriterFunc(type -> GenericParquetWriter.create(schema, type)).overwrite().build();
+      RowFiller rows = new RowFiller(schema, System.currentTimeMillis());
+      try (FileAppender<Record> a = appender) {
+        for (int i = 1; i <= 200; i++) {
+          Map<String, Object> doc = Map.of("id", i, "name", "warm-up");
+          String json = Json.write(doc);
+          CdcEntry e = new CdcEntry(i, CdcOperation.INSERT, "warm-up", Integer.toString(i), shard, Optional.empty(),
+              Optional.of(doc), Optional.empty());
+          a.add(rows.fill(new Logged(e, System.currentTimeMillis(), null, json)));
+        }
+      }
+      DataFile file = DataFiles.builder(PartitionSpec.unpartitioned()).withPath(out.location())
+          .withFormat(FileFormat.PARQUET).withFileSizeInBytes(out.toByteArray().length)
+          .withMetrics(appender.metrics()).build();
+      ManifestWriter<DataFile> manifest = ManifestFiles.write(2, PartitionSpec.unpartitioned(), new InMemoryOutputFile(), 1L);
+      try (ManifestWriter<DataFile> m = manifest) {
+        m.add(file);
+      }
+      TableMetadataParser.toJson(((HasTableOperations) table).operations().current());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** Builds the change-log row of an entry into one reused record. */
+  private final class RowFiller {
+    private final GenericRecord record;
+    private final int op;
+    private final int seq;
+    private final int shardPos;
+    private final int txn;
+    private final int eventTime;
+    private final int collection;
+    private final int docId;
+    private final int before;
+    private final int after;
+    private long eventMillis = Long.MIN_VALUE;
+    private OffsetDateTime eventAt;
+
+    RowFiller(Schema schema, long commitMillis) {
+      this.record = GenericRecord.create(schema);
+      this.op = pos(schema, "op");
+      this.seq = pos(schema, "seq");
+      this.shardPos = pos(schema, "shard");
+      this.txn = pos(schema, "txn");
+      this.eventTime = pos(schema, "event_time");
+      this.collection = pos(schema, CdcTables.COLLECTION);
+      this.docId = pos(schema, CdcTables.DOC_ID);
+      this.before = pos(schema, "before");
+      this.after = pos(schema, "after");
+      record.set(pos(schema, "commit_time"), utc(commitMillis));
+      record.set(shardPos, shard);
+    }
+
+    Record fill(Logged logged) {
+      CdcEntry e = logged.entry;
+      record.set(op, e.operation().code());
+      record.set(seq, e.sequenceId());
+      record.set(txn, e.transactionId().orElse(null));
+      if (logged.acceptedMillis != eventMillis) {
+        // entries accepted in the same millisecond share one value
+        eventMillis = logged.acceptedMillis;
+        eventAt = utc(eventMillis);
+      }
+      record.set(eventTime, eventAt);
+      record.set(collection, e.collection());
+      record.set(docId, e.docId());
+      record.set(before, logged.beforeJson);
+      record.set(after, logged.afterJson);
+      return record;
+    }
+  }
+
+  /** Without {@code OffsetDateTime.ofInstant}, which builds new zone rules on every call. */
+  static OffsetDateTime utc(long epochMillis) {
+    long seconds = Math.floorDiv(epochMillis, 1000L);
+    int nanos = (int) Math.floorMod(epochMillis, 1000L) * 1_000_000;
+    return OffsetDateTime.of(LocalDateTime.ofEpochSecond(seconds, nanos, ZoneOffset.UTC), ZoneOffset.UTC);
   }
 
   private static int pos(Schema schema, String column) {

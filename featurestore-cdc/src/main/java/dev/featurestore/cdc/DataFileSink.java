@@ -25,6 +25,11 @@ final class DataFileSink {
   private final List<DataFile> files = new ArrayList<>();
 
   DataFileSink(Table table, Schema schema, String compression) {
+    this(table, schema, Map.of(TableProperties.PARQUET_COMPRESSION, compression));
+  }
+
+  /** @param writerProperties writer properties on top of the table's (compression, encodings) */
+  DataFileSink(Table table, Schema schema, Map<String, String> writerProperties) {
     this.table = table;
     FileFormat format = FileFormat.PARQUET;
     // the task id keeps file names unique across batches and shards of this JVM; the operation
@@ -32,8 +37,7 @@ final class DataFileSink {
     OutputFileFactory factory = OutputFileFactory.builderFor(table, 0, TASKS.incrementAndGet())
         .format(format)
         .build();
-    this.writer = new RecordFileWriter(table, schema, format,
-        Map.of(TableProperties.PARQUET_COMPRESSION, compression), factory, table.io());
+    this.writer = new RecordFileWriter(table, schema, format, writerProperties, factory, table.io());
   }
 
   void write(Record record) {

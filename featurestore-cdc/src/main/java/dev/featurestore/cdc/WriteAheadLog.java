@@ -47,7 +47,8 @@ final class WriteAheadLog implements AutoCloseable {
   /** Closed segments: path to the highest sequence id in it. */
   private final TreeMap<Long, Segment> segments = new TreeMap<>();
   private final CRC32 crc = new CRC32();
-  private ByteBuffer buffer = ByteBuffer.allocate(64 * 1024);
+  /** Direct, so a write hands it to the kernel without a copy into a temporary direct buffer. */
+  private ByteBuffer buffer = ByteBuffer.allocateDirect(64 * 1024);
   private FileChannel current;
   private Segment currentSegment;
   private long bytesWritten;
@@ -321,7 +322,7 @@ final class WriteAheadLog implements AutoCloseable {
     byte[] after = logged.afterJson == null ? null : logged.afterJson.getBytes(StandardCharsets.UTF_8);
     int payload = 8 + 1 + 8 + 4 * 5 + collection.length + docId.length + len(txn) + len(before) + len(after);
     if (buffer.capacity() < payload + 8) {
-      buffer = ByteBuffer.allocate(Math.max(payload + 8, buffer.capacity() * 2));
+      buffer = ByteBuffer.allocateDirect(Math.max(payload + 8, buffer.capacity() * 2));
     }
     ByteBuffer b = buffer;
     b.clear();
@@ -336,7 +337,7 @@ final class WriteAheadLog implements AutoCloseable {
     putBytes(b, after);
     int end = b.position();
     crc.reset();
-    crc.update(b.array(), 8, end - 8);
+    crc.update(b.duplicate().position(8).limit(end));
     b.putInt(0, end - 8);
     b.putInt(4, (int) crc.getValue());
     b.position(0);
