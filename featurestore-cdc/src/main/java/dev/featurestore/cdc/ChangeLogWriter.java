@@ -1,5 +1,6 @@
 package dev.featurestore.cdc;
 
+import dev.featurestore.core.CommitMarks;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.LocalDateTime;
@@ -126,9 +127,10 @@ final class ChangeLogWriter implements TableWriter {
     for (DataFile file : files) {
       bytes += file.fileSizeInBytes();
     }
+    CommitMarks commitMark = CommitMarks.create();
     try {
       table.refresh(); // the marks to carry forward are the newest ones
-      AppendFiles append = table.newFastAppend();
+      AppendFiles append = commitMark.mark(table.newFastAppend());
       files.forEach(append::appendFile);
       CdcTables.carryMarks(table, append::set);
       append.set(CdcTables.markKey(shard), Long.toString(lastSeq));
@@ -141,7 +143,8 @@ final class ChangeLogWriter implements TableWriter {
       throw e;
     }
     hooks.at("commit.after");
-    return new Committed(files.size(), bytes, table.currentSnapshot().snapshotId(), List.of());
+    // this commit's snapshot (the table re-reads the catalog after a commit: another shard may be newer)
+    return new Committed(files.size(), bytes, commitMark.committedSnapshotId(table, null), List.of());
   }
 
   /** Deletes the files of a prepared batch that will not be committed. */

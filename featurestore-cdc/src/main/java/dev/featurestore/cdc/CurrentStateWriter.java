@@ -1,5 +1,6 @@
 package dev.featurestore.cdc;
 
+import dev.featurestore.core.CommitMarks;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Instant;
@@ -237,8 +238,9 @@ final class CurrentStateWriter implements TableWriter {
     for (DataFile file : files) {
       bytes += file.fileSizeInBytes();
     }
+    CommitMarks commitMark = CommitMarks.create();
     try {
-      OverwriteFiles overwrite = txn != null ? txn.newOverwrite() : target.newOverwrite();
+      OverwriteFiles overwrite = commitMark.mark(txn != null ? txn.newOverwrite() : target.newOverwrite());
       if (base != null) {
         overwrite.validateFromSnapshot(base.snapshotId());
       }
@@ -261,7 +263,8 @@ final class CurrentStateWriter implements TableWriter {
     }
     hooks.at("commit.after");
     table.refresh();
-    return new Committed(files.size(), bytes, table.currentSnapshot().snapshotId(), dead);
+    // this commit's snapshot, not whatever another shard or process committed since
+    return new Committed(files.size(), bytes, commitMark.committedSnapshotId(table, null), dead);
   }
 
   private static List<Object> values(StructLike partition, int size) {
