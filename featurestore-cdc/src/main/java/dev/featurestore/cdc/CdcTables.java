@@ -56,13 +56,18 @@ final class CdcTables {
   }
 
   /**
-   * The highest sequence id of {@code shard} committed to {@code table}: the maximum over the
-   * current snapshot's ancestry (a commit of another shard may carry an older copy of this
+   * The highest sequence id of {@code shard} committed to {@code table}: the maximum of the mark
+   * in the table properties (change logs keep it there, updated in the same commit) and the marks
+   * in the current snapshot's ancestry (a commit of another shard may carry an older copy of this
    * shard's mark forward, never a newer one, so the maximum is the truth).
    */
   static OptionalLong readMark(Table table, String shard) {
     String key = markKey(shard);
     long max = Long.MIN_VALUE;
+    String property = table.properties().get(key);
+    if (property != null) {
+      max = Long.parseLong(property);
+    }
     for (Snapshot s = table.currentSnapshot(); s != null; s = s.parentId() == null ? null : table.snapshot(s.parentId())) {
       Map<String, String> summary = s.summary();
       String value = summary == null ? null : summary.get(key);

@@ -22,6 +22,7 @@ import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableMetadataParser;
 import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.Transaction;
 import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.data.parquet.GenericParquetWriter;
@@ -130,12 +131,19 @@ final class ChangeLogWriter implements TableWriter {
     CommitMarks commitMark = CommitMarks.create();
     try {
       table.refresh(); // the marks to carry forward are the newest ones
-      AppendFiles append = commitMark.mark(table.newFastAppend());
+      // One transaction: the append (mark in its summary) and the mark as a table property. If
+      // Iceberg retries the commit after another shard's, the summary keeps the marks read before
+      // the retry (stale for the other shards), while the property update is re-applied to the new
+      // base, so the property stays true after expiry removes the snapshots that held the marks.
+      Transaction txn = table.newTransaction();
+      AppendFiles append = commitMark.mark(txn.newFastAppend());
       files.forEach(append::appendFile);
       CdcTables.carryMarks(table, append::set);
       append.set(CdcTables.markKey(shard), Long.toString(lastSeq));
-      hooks.at("commit.before");
       append.commit();
+      txn.updateProperties().set(CdcTables.markKey(shard), Long.toString(lastSeq)).commit();
+      hooks.at("commit.before");
+      txn.commitTransaction();
     } catch (org.apache.iceberg.exceptions.CommitStateUnknownException e) {
       throw e; // the files may be referenced: keep them
     } catch (RuntimeException | Error e) {

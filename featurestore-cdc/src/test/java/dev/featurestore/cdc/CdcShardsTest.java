@@ -69,4 +69,39 @@ class CdcShardsTest {
       }
     }
   }
+
+  /**
+   * A change-log commit that Iceberg retried internally after another shard's commit carries the
+   * marks it read before the retry: a stale copy of the other shard's mark. Once expiry removes the
+   * snapshots that held the true mark, the mark must still be read right (from the table
+   * properties), or the shard would replay or reuse sequence ids.
+   */
+  @Test
+  void staleCarriedMark_afterExpiry_shardStillReadsItsTrueMark() throws Exception {
+    try (FeatureStore store = FeatureStore.openLocal(dir.resolve("store"))) {
+      try (CdcPipeline a = CdcPipeline.builder(store).changeLog(LOG).shardId("a").writeAheadLog(dir.resolve("wal"))
+          .batchSize(10).build()) {
+        for (int i = 1; i <= 30; i++) {
+          a.insert("docs", "d" + i, Map.of("i", i));
+        }
+      }
+      Table t = store.table(LOG.toString()).unwrap(Table.class);
+      t.refresh();
+      // what shard b's retried commit looks like: its own mark and a's mark as read before the retry
+      t.newFastAppend().set(CdcTables.markKey("a"), "10").set(CdcTables.markKey("b"), "5").commit();
+      store.table(LOG.toString()).maintenance().expireSnapshots().retainLast(1).execute();
+      t.refresh();
+      assertThat(CdcTables.readMark(t, "a")).hasValue(30);
+
+      try (CdcPipeline a = CdcPipeline.builder(store).changeLog(LOG).shardId("a").writeAheadLog(dir.resolve("wal"))
+          .batchSize(10).build()) {
+        for (int i = 31; i <= 35; i++) {
+          a.insert("docs", "d" + i, Map.of("i", i));
+        }
+      }
+      List<Record> log = CdcTestSupport.rows(store, LOG);
+      assertThat(log.stream().map(r -> (Long) r.getField("seq")).sorted().toList())
+          .isEqualTo(java.util.stream.LongStream.rangeClosed(1, 35).boxed().toList());
+    }
+  }
 }
