@@ -6,10 +6,12 @@ import dev.featurestore.OrphanFileRemoval;
 import dev.featurestore.OrphanFilesResult;
 import dev.featurestore.OrphanFilesResult.OrphanFile;
 import dev.featurestore.core.TableHandle;
+import dev.featurestore.core.storage.TieredFileIO;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.io.FileIO;
@@ -22,6 +24,11 @@ import org.slf4j.LoggerFactory;
  * Finds files under the table location that the table's metadata does not reference and that are
  * older than the safety window. The reference set is computed before listing, so a file a
  * concurrent commit adds after that is young and falls inside the window.
+ *
+ * <p>With a cold tier, the table's prefix in the cold bucket is listed too. A cold object is
+ * referenced if a snapshot names its cold location or the hot location it was moved from (an older
+ * snapshot naming the hot path is served by the cold copy), so only cold objects no snapshot can
+ * reach either way are orphans, under the same window.
  */
 final class OrphanFilesOperation implements OrphanFileRemoval {
   private static final Logger LOG = LoggerFactory.getLogger(OrphanFilesOperation.class);
@@ -89,6 +96,21 @@ final class OrphanFilesOperation implements OrphanFileRemoval {
           continue;
         }
         orphans.add(new OrphanFile(file.location(), file.size(), Duration.ofMillis(now - file.createdAtMillis())));
+      }
+      Optional<String> coldPrefix = io instanceof TieredFileIO tiered ? tiered.coldLocation(table.location())
+          : Optional.empty();
+      if (coldPrefix.isPresent()) {
+        TieredFileIO tiered = (TieredFileIO) io;
+        String cold = coldPrefix.get().endsWith("/") ? coldPrefix.get() : coldPrefix.get() + "/";
+        for (FileInfo file : tiered.listPrefix(cold)) {
+          scanned++;
+          if (referenced.contains(file.location())
+              || tiered.hotLocation(file.location()).filter(referenced::contains).isPresent()
+              || file.createdAtMillis() >= cutoff) {
+            continue;
+          }
+          orphans.add(new OrphanFile(file.location(), file.size(), Duration.ofMillis(now - file.createdAtMillis())));
+        }
       }
       orphans.sort(Comparator.comparing(OrphanFile::location));
       if (delete) {
