@@ -7,6 +7,11 @@ import java.time.Duration;
  * metadata file references (data, delete, manifest, manifest-list, metadata and statistics files)
  * and that are older than a safety window.
  *
+ * <p>With cold storage, the table's prefix in the cold bucket is listed too: a cold object is a
+ * candidate only if no snapshot names its cold location nor the hot location it was moved from
+ * (an older snapshot naming the hot path reads the cold copy). Its candidate location is the cold
+ * ({@code s3://}) location.
+ *
  * <p>The safety window (default {@link #DEFAULT_SAFETY_WINDOW}) is what protects in-flight
  * writes: a writer writes its files first and commits them after, so a file that is young may be
  * about to be referenced. A window below {@link #MINIMUM_SAFETY_WINDOW} needs {@link

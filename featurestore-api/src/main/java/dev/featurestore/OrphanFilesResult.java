@@ -6,9 +6,11 @@ import java.util.List;
 /**
  * The orphan files found (and deleted, unless a dry run).
  *
- * @param candidates the orphan files, sorted by location
+ * @param candidates the orphan files, sorted by location (cold-tier orphans carry their cold
+ *     {@code s3://} location)
  * @param deleted whether they were deleted ({@code false} for a dry run)
- * @param scannedFiles files listed under the table location
+ * @param scannedFiles files listed under the table location, plus under its cold prefix when the
+ *     store has cold storage
  * @param referencedFiles files the table's metadata references
  */
 public record OrphanFilesResult(List<OrphanFile> candidates, boolean deleted, long scannedFiles, long referencedFiles) {
