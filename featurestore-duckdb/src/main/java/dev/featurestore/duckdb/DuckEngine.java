@@ -1,6 +1,7 @@
 package dev.featurestore.duckdb;
 
 import dev.featurestore.core.storage.FileCache;
+import dev.featurestore.core.storage.TieredFileIO;
 
 import static java.util.Objects.requireNonNull;
 
@@ -42,6 +43,7 @@ final class DuckEngine implements SqlEngine {
   private final List<Path> readableRoots;
   private final DuckDBConnection root;
   private final FileCache cache;
+  private final Optional<TieredFileIO> coldTier;
   private final ExecutorService fetchers;
   private final ScheduledExecutorService timer;
   private final Optional<Duration> defaultTimeout;
@@ -66,6 +68,9 @@ final class DuckEngine implements SqlEngine {
     List<Path> roots = new ArrayList<>();
     roots.add(workDirectory);
     store.config().warehouseLocation().flatMap(DuckEngine::localPath).ifPresent(roots::add);
+    this.coldTier = store.config().coldStorage().isPresent() ? Optional.of(store.unwrap(TieredFileIO.class))
+        : Optional.empty();
+    coldTier.ifPresent(tier -> roots.add(tier.cacheDirectory()));
     this.readableRoots = List.copyOf(roots);
     this.fetchers = Executors.newFixedThreadPool(fetchThreads, daemon("featurestore-duckdb-fetch"));
     this.timer = Executors.newSingleThreadScheduledExecutor(daemon("featurestore-duckdb-timeout"));
@@ -152,6 +157,11 @@ final class DuckEngine implements SqlEngine {
     FileCache.Stats stats = cache.stats();
     return new CacheStats(stats.files(), stats.bytes(), stats.maxBytes(), stats.hits(), stats.misses(),
         stats.bytesFetched(), stats.evictions());
+  }
+
+  /** The store's cold tier, whose cache holds the cold files queries read; empty without one. */
+  Optional<TieredFileIO> coldTier() {
+    return coldTier;
   }
 
   FeatureStore store() {

@@ -1,6 +1,7 @@
 package dev.featurestore.duckdb;
 
 import dev.featurestore.core.storage.FileCache;
+import dev.featurestore.core.storage.TieredFileIO;
 
 import dev.featurestore.FeatureStoreException;
 import dev.featurestore.StorageException;
@@ -140,10 +141,19 @@ final class Execution implements AutoCloseable {
     for (DeleteFile delete : scan.deleteFiles()) {
       locations.add(delete.location());
     }
+    // cold files (and hot paths whose file tiering moved) are read from the store's cold cache,
+    // so a cold file is cached once however it is read; the rest (a warehouse bucket) from ours
+    Optional<TieredFileIO> tier = engine.coldTier();
+    Map<String, String> cold = new java.util.LinkedHashMap<>();
     for (String location : locations) {
       Optional<java.nio.file.Path> path = engine.readableLocally(location);
       if (path.isPresent()) {
         local.put(location, path.get().toString());
+      } else if (tier.isPresent() && tier.get().isCold(location)) {
+        cold.put(location, location);
+      } else if (tier.isPresent() && DuckEngine.localPath(location).isPresent()
+          && tier.get().coldLocation(location).isPresent()) {
+        cold.put(location, tier.get().coldLocation(location).get()); // a local hot file that was moved
       } else {
         remote.add(location);
       }
@@ -151,15 +161,23 @@ final class Execution implements AutoCloseable {
     int fromCache = 0;
     int fetched = 0;
     long bytes = 0;
+    if (!cold.isEmpty()) {
+      FileCache.Lease lease = tier.get().leaseCold(List.copyOf(new java.util.LinkedHashSet<>(cold.values())));
+      leases.add(lease);
+      cold.forEach((location, coldLocation) -> local.put(location, lease.path(coldLocation).toString()));
+      fromCache += lease.filesFromCache();
+      fetched += lease.filesFetched();
+      bytes += lease.bytesFetched();
+    }
     if (!remote.isEmpty()) {
       FileCache.Lease lease = engine.cache().acquire(remote, scan.table().io());
       leases.add(lease);
       for (String location : remote) {
         local.put(location, lease.path(location).toString());
       }
-      fromCache = lease.filesFromCache();
-      fetched = lease.filesFetched();
-      bytes = lease.bytesFetched();
+      fromCache += lease.filesFromCache();
+      fetched += lease.filesFetched();
+      bytes += lease.bytesFetched();
     }
     long deleteBytes = scan.deleteFiles().stream().mapToLong(DeleteFile::fileSizeInBytes).sum();
     tableStats.add(new TableScanStats(relationName(index), scan.tableId(), scan.snapshotId(),

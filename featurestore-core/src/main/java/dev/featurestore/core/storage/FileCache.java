@@ -33,8 +33,8 @@ import org.apache.iceberg.io.SeekableInputStream;
  * place, and evicted least recently used first. Files a running query holds (a {@link Lease}) are
  * never evicted; the cache may exceed its bound while they are held.
  *
- * <p>Used by the DuckDB engine (remote files it reads natively) and by {@link TieredFileIO} (cold
- * data files). Thread-safe.
+ * <p>Used by the DuckDB engine (remote files of a warehouse bucket it reads natively) and by
+ * {@link TieredFileIO} (cold data files, for every reader including DuckDB). Thread-safe.
  */
 public final class FileCache {
   private static final String SUFFIX = ".parquet";

@@ -131,6 +131,29 @@ public final class TieredFileIO implements SupportsPrefixOperations, SupportsBul
     return cache.stats();
   }
 
+  /** The directory of the cold cache (absolute, normalized). */
+  public Path cacheDirectory() {
+    return cache.directory();
+  }
+
+  /**
+   * Holds {@code coldLocations} in the cold cache, fetching what is missing from the cold bucket,
+   * until the lease is closed; for readers (the DuckDB engine) that read the local copies
+   * themselves, so a cold file is cached once however it is read. Hits and fetches count in
+   * {@link #cacheStats()}.
+   *
+   * @throws IllegalArgumentException if a location is not in the cold bucket
+   * @throws dev.featurestore.StorageException if a file cannot be fetched; nothing is held then
+   */
+  public FileCache.Lease leaseCold(List<String> coldLocations) {
+    for (String location : coldLocations) {
+      if (!isCold(location)) {
+        throw new IllegalArgumentException("Cannot lease cold file: not in the cold bucket: " + location);
+      }
+    }
+    return cache.acquire(coldLocations, cold);
+  }
+
   @Override
   public InputFile newInputFile(String location) {
     return newInputFile(location, -1);
