@@ -10,7 +10,7 @@ import dev.featurestore.FeatureTable;
 import dev.featurestore.StorageException;
 import dev.featurestore.TableDefinition;
 import dev.featurestore.TableId;
-import dev.featurestore.core.Errors;
+import dev.featurestore.core.base.Errors;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayDeque;

@@ -1,6 +1,6 @@
 package dev.featurestore.cdc;
 
-import dev.featurestore.core.CommitMarks;
+import dev.featurestore.core.base.CommitMarks;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Instant;

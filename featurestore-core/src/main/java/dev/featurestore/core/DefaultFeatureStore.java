@@ -1,5 +1,7 @@
 package dev.featurestore.core;
 
+import dev.featurestore.core.base.Errors;
+import dev.featurestore.core.base.TableHandle;
 import static java.util.Objects.requireNonNull;
 
 import dev.featurestore.CatalogRecoveryResult;

@@ -9,7 +9,7 @@ import dev.featurestore.AlreadyExistsException;
 import dev.featurestore.ObjectStorage;
 import dev.featurestore.StorageException;
 import dev.featurestore.ValidationException;
-import dev.featurestore.core.Errors;
+import dev.featurestore.core.base.Errors;
 import dev.featurestore.core.storage.s3.Bucket;
 import dev.featurestore.core.storage.s3.ObjectKeys;
 import dev.featurestore.core.storage.s3.ObjectUploader;

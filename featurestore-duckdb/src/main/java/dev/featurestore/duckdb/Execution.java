@@ -5,7 +5,7 @@ import dev.featurestore.core.storage.TieredFileIO;
 
 import dev.featurestore.FeatureStoreException;
 import dev.featurestore.StorageException;
-import dev.featurestore.core.Errors;
+import dev.featurestore.core.base.Errors;
 import dev.featurestore.duckdb.ScanPlanner.PlannedScan;
 import java.sql.SQLException;
 import java.sql.Statement;

@@ -4,7 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import dev.featurestore.BloomFilterColumn;
 import dev.featurestore.BloomFilterUpdate;
-import dev.featurestore.core.TableHandle;
+import dev.featurestore.core.base.TableHandle;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;

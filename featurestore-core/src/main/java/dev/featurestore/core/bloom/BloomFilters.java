@@ -5,7 +5,7 @@ import static java.util.Objects.requireNonNull;
 import dev.featurestore.BloomFilter;
 import dev.featurestore.BloomFilterUpdate;
 import dev.featurestore.StorageException;
-import dev.featurestore.core.TableHandle;
+import dev.featurestore.core.base.TableHandle;
 import dev.featurestore.core.storage.ParquetInput;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;

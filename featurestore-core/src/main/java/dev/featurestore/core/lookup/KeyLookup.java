@@ -9,7 +9,7 @@ import dev.featurestore.LookupStats;
 import dev.featurestore.NotFoundException;
 import dev.featurestore.PointLookup;
 import dev.featurestore.SnapshotNotFoundException;
-import dev.featurestore.core.TableHandle;
+import dev.featurestore.core.base.TableHandle;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;

@@ -3,7 +3,7 @@ package dev.featurestore.core.lookup;
 import static java.util.Objects.requireNonNull;
 
 import dev.featurestore.PointLookup;
-import dev.featurestore.core.TableHandle;
+import dev.featurestore.core.base.TableHandle;
 import org.apache.iceberg.types.Types;
 
 /**

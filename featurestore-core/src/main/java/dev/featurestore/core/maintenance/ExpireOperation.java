@@ -6,7 +6,7 @@ import dev.featurestore.ExpireResult;
 import dev.featurestore.SnapshotExpiry;
 import dev.featurestore.SnapshotNotFoundException;
 import dev.featurestore.ValidationException;
-import dev.featurestore.core.TableHandle;
+import dev.featurestore.core.base.TableHandle;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Instant;

@@ -9,7 +9,7 @@ import dev.featurestore.OrphanFileRemoval;
 import dev.featurestore.RewriteManifestsResult;
 import dev.featurestore.SnapshotExpiry;
 import dev.featurestore.TableMaintenance;
-import dev.featurestore.core.TableHandle;
+import dev.featurestore.core.base.TableHandle;
 
 /**
  * Table maintenance without Spark, on top of Iceberg's core operations ({@code ExpireSnapshots},

@@ -1,7 +1,7 @@
 package dev.featurestore.core.maintenance;
 
 import dev.featurestore.RewriteManifestsResult;
-import dev.featurestore.core.TableHandle;
+import dev.featurestore.core.base.TableHandle;
 import java.util.OptionalLong;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;

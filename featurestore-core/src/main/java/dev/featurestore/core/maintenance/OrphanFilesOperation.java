@@ -5,7 +5,7 @@ import static java.util.Objects.requireNonNull;
 import dev.featurestore.OrphanFileRemoval;
 import dev.featurestore.OrphanFilesResult;
 import dev.featurestore.OrphanFilesResult.OrphanFile;
-import dev.featurestore.core.TableHandle;
+import dev.featurestore.core.base.TableHandle;
 import dev.featurestore.core.storage.TieredFileIO;
 import java.time.Duration;
 import java.util.ArrayList;

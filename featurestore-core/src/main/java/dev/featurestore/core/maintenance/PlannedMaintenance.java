@@ -12,7 +12,7 @@ import dev.featurestore.MaintenanceStep;
 import dev.featurestore.MaintenanceTask;
 import dev.featurestore.OrphanFilesResult;
 import dev.featurestore.RewriteManifestsResult;
-import dev.featurestore.core.TableHandle;
+import dev.featurestore.core.base.TableHandle;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;

@@ -3,7 +3,7 @@ package dev.featurestore.core.partition;
 import static java.util.Objects.requireNonNull;
 
 import dev.featurestore.PartitionEvolution;
-import dev.featurestore.core.TableHandle;
+import dev.featurestore.core.base.TableHandle;
 import java.util.List;
 import java.util.Map;
 import org.apache.iceberg.PartitionData;

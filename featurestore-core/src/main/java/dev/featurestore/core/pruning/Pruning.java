@@ -5,7 +5,7 @@ import static java.util.Objects.requireNonNull;
 import dev.featurestore.FileDecision;
 import dev.featurestore.PruningReport;
 import dev.featurestore.SnapshotNotFoundException;
-import dev.featurestore.core.TableHandle;
+import dev.featurestore.core.base.TableHandle;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;

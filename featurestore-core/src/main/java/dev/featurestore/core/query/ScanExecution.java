@@ -3,7 +3,7 @@ package dev.featurestore.core.query;
 import dev.featurestore.QueryResult;
 import dev.featurestore.Row;
 import dev.featurestore.ScanStats;
-import dev.featurestore.core.TableHandle;
+import dev.featurestore.core.base.TableHandle;
 import dev.featurestore.core.query.TableQuery.Plan;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -88,7 +88,7 @@ final class ScanExecution {
   }
 
   private static RuntimeException handleError(TableHandle handle, RuntimeException e) {
-    return dev.featurestore.core.Errors.translate(e, "plan scan of table " + handle.id());
+    return dev.featurestore.core.base.Errors.translate(e, "plan scan of table " + handle.id());
   }
 
   private static List<FileScanTask> planFiles(Table table, long snapshotId, Schema readSchema, Expression filter,

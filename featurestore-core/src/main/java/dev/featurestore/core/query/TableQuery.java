@@ -7,7 +7,7 @@ import dev.featurestore.NotFoundException;
 import dev.featurestore.QueryResult;
 import dev.featurestore.SnapshotNotFoundException;
 import dev.featurestore.TimeTravelQuery;
-import dev.featurestore.core.TableHandle;
+import dev.featurestore.core.base.TableHandle;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;

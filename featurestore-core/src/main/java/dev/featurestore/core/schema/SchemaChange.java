@@ -5,7 +5,7 @@ import static java.util.Objects.requireNonNull;
 import dev.featurestore.CommitStateUnknownException;
 import dev.featurestore.SchemaEvolution;
 import dev.featurestore.ValidationException;
-import dev.featurestore.core.TableHandle;
+import dev.featurestore.core.base.TableHandle;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;

@@ -10,7 +10,7 @@ import dev.featurestore.SnapshotInfo;
 import dev.featurestore.SnapshotManager;
 import dev.featurestore.SnapshotNotFoundException;
 import dev.featurestore.ValidationException;
-import dev.featurestore.core.TableHandle;
+import dev.featurestore.core.base.TableHandle;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

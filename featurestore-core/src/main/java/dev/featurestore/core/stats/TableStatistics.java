@@ -5,7 +5,7 @@ import static java.util.Objects.requireNonNull;
 import dev.featurestore.TableId;
 import dev.featurestore.TableStats;
 import dev.featurestore.TableStats.CommitStats;
-import dev.featurestore.core.TableHandle;
+import dev.featurestore.core.base.TableHandle;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;

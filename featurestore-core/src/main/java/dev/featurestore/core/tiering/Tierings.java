@@ -3,7 +3,7 @@ package dev.featurestore.core.tiering;
 import static java.util.Objects.requireNonNull;
 
 import dev.featurestore.Tiering;
-import dev.featurestore.core.TableHandle;
+import dev.featurestore.core.base.TableHandle;
 
 /**
  * Entry point of hot/cold tiering: {@link #of(TableHandle)} starts a tiering run of a table. The

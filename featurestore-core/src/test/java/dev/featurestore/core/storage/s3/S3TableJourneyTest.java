@@ -8,7 +8,7 @@ import dev.featurestore.FeatureTable;
 import dev.featurestore.StorageException;
 import dev.featurestore.TableDefinition;
 import dev.featurestore.TableId;
-import dev.featurestore.core.Errors;
+import dev.featurestore.core.base.Errors;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;

@@ -1,4 +1,4 @@
-package dev.featurestore.core;
+package dev.featurestore.core.base;
 
 import static java.util.Objects.requireNonNull;
 
@@ -26,7 +26,7 @@ public final class TableHandle {
   private final FeatureStoreConfig config;
   private final ExecutorService workers;
 
-  TableHandle(TableId id, Table table, FileIO io, ReentrantLock commitLock, FeatureStoreConfig config, ExecutorService workers) {
+  public TableHandle(TableId id, Table table, FileIO io, ReentrantLock commitLock, FeatureStoreConfig config, ExecutorService workers) {
     this.id = requireNonNull(id, "id is null");
     this.table = requireNonNull(table, "table is null");
     this.io = requireNonNull(io, "io is null");

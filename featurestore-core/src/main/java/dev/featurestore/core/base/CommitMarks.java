@@ -1,4 +1,4 @@
-package dev.featurestore.core;
+package dev.featurestore.core.base;
 
 import java.util.UUID;
 import org.apache.iceberg.Snapshot;

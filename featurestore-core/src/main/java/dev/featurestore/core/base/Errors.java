@@ -1,9 +1,11 @@
-package dev.featurestore.core;
+package dev.featurestore.core.base;
 
 import dev.featurestore.AlreadyExistsException;
 import dev.featurestore.CommitConflictException;
 import dev.featurestore.CommitStateUnknownException;
 import dev.featurestore.FeatureStoreException;
+import dev.featurestore.InvalidArgumentException;
+import dev.featurestore.InvalidStateException;
 import dev.featurestore.NotFoundException;
 import dev.featurestore.StorageException;
 import dev.featurestore.ValidationException;
@@ -17,8 +19,9 @@ import org.apache.iceberg.exceptions.RuntimeIOException;
 
 /**
  * Internal: converts Iceberg and I/O exceptions to the library's exception types at the
- * boundary, keeping the cause. Exceptions that are already ours, and JDK argument/state
- * exceptions, pass through unchanged.
+ * boundary, keeping the cause. Exceptions that are already ours (and {@code NullPointerException}
+ * for a null argument) pass through unchanged; JDK argument and state exceptions from below become
+ * {@link InvalidArgumentException} and {@link InvalidStateException}.
  */
 public final class Errors {
   private Errors() {}
@@ -27,15 +30,18 @@ public final class Errors {
    * Translates {@code e}; {@code what} describes the operation, as in "commit to table a.b".
    */
   public static RuntimeException translate(RuntimeException e, String what) {
-    if (e instanceof FeatureStoreException
-        || e instanceof IllegalArgumentException
-        || e instanceof IllegalStateException
-        || e instanceof NullPointerException
-        || e instanceof UnsupportedOperationException) {
-      if (e instanceof org.apache.iceberg.exceptions.ValidationException) {
-        return new ValidationException("Cannot " + what + ": " + e.getMessage(), e);
-      }
+    if (e instanceof FeatureStoreException || e instanceof NullPointerException) {
       return e;
+    }
+    // Iceberg's ValidationException is a plain RuntimeException in 1.12: test it before anything else
+    if (e instanceof org.apache.iceberg.exceptions.ValidationException) {
+      return new ValidationException(cannot(what, e), e);
+    }
+    if (e instanceof IllegalArgumentException) {
+      return new InvalidArgumentException(cannot(what, e), e);
+    }
+    if (e instanceof IllegalStateException || e instanceof UnsupportedOperationException) {
+      return new InvalidStateException(cannot(what, e), e);
     }
     if (e instanceof org.apache.iceberg.exceptions.CommitStateUnknownException) {
       return new CommitStateUnknownException(
@@ -94,6 +100,12 @@ public final class Errors {
       root = root.getCause();
     }
     return String.valueOf(root.getMessage());
+  }
+
+  /** "Cannot what: message", without a second "Cannot" when the message already has the shape. */
+  private static String cannot(String what, RuntimeException e) {
+    String message = String.valueOf(e.getMessage());
+    return message.startsWith("Cannot ") ? message : "Cannot " + what + ": " + message;
   }
 
   private static String firstLine(Throwable e) {
