@@ -4,7 +4,8 @@ import java.nio.file.Path;
 import java.util.Map;
 
 /**
- * One ingest into a table: exactly one source, options, then {@link #commit()}. The whole
+ * One ingest into a table: exactly one source, options, then {@link #commit()} (or {@link #apply()}
+ * to preview). A change like a schema evolution: it makes one snapshot. The whole
  * ingest lands as one atomic commit (one snapshot); if anything fails, nothing is committed, the
  * files written so far are deleted, and the table stays exactly as it was.
  *
@@ -14,7 +15,7 @@ import java.util.Map;
  * IngestResult result = table.ingest()
  *     .csv(Path.of("events.csv"))
  *     .autoEvolveSchema(true)
- *     .onProgress(p -> System.out.println(p.rows() + " rows"), 1_000_000)
+ *     .listener(p -> System.out.println(p.rows() + " rows"), 1_000_000)
  *     .commit();
  * }</pre>
  *
@@ -22,7 +23,8 @@ import java.util.Map;
  * column), strings parse for numbers, booleans, dates, times, timestamps (ISO-8601), decimals and
  * UUIDs; {@code java.time} values convert between timestamp kinds. A value that does not fit fails
  * with {@link InvalidDataException} naming the row, the column and the value. Unknown columns fail
- * too, unless {@link #autoEvolveSchema(boolean)} is on. A pending ingest is single-use.
+ * too, unless {@link #autoEvolveSchema(boolean)} is on. A pending ingest is single-use: a second
+ * {@code commit()} throws {@link InvalidStateException} ({@code Cannot commit ingest: already committed}).
  */
 public interface Ingest {
   /** Rows as column-name to value maps. */
@@ -70,8 +72,18 @@ public interface Ingest {
    */
   Ingest autoEvolveSchema(boolean enabled);
 
-  /** Calls {@code listener} about every {@code everyRows} rows and once at the end. */
-  Ingest onProgress(IngestListener listener, long everyRows);
+  /** Calls {@code listener} about every {@code everyRows} rows and once at the end, on the committing thread. */
+  Ingest listener(IngestListener listener, long everyRows);
+
+  /**
+   * Calls {@code listener} about every {@code everyRows} rows and once at the end.
+   *
+   * @deprecated use {@link #listener(IngestListener, long)}; {@code onProgress} stays for one release.
+   */
+  @Deprecated(forRemoval = false)
+  default Ingest onProgress(IngestListener listener, long everyRows) {
+    return listener(listener, everyRows);
+  }
 
   /** Adds a property to the snapshot summary of this ingest's commit. */
   Ingest snapshotProperty(String key, String value);
@@ -84,8 +96,21 @@ public interface Ingest {
    */
   Ingest toBranch(String branch);
 
-  /** Checks the source without committing: how many rows would land, and which new columns. */
-  IngestResult dryRun();
+  /**
+   * Previews the ingest without committing: reads and converts the source and reports how many rows
+   * would land and which new columns. Single-use like {@link #commit()}.
+   */
+  IngestResult apply();
+
+  /**
+   * Checks the source without committing.
+   *
+   * @deprecated use {@link #apply()}; {@code dryRun()} stays for one release.
+   */
+  @Deprecated(forRemoval = false)
+  default IngestResult dryRun() {
+    return apply();
+  }
 
   /**
    * Writes the data files and commits them as one snapshot.
@@ -94,7 +119,7 @@ public interface Ingest {
    * @throws CommitConflictException if the commit lost every optimistic retry (nothing committed)
    * @throws CommitStateUnknownException if the outcome of the commit is unknown
    * @throws StorageException if reading the source or writing the files failed
-   * @throws IllegalStateException if no source was set or this ingest was already committed
+   * @throws InvalidStateException if no source was set or this ingest was already committed
    */
   IngestResult commit();
 }

@@ -4,11 +4,12 @@ import java.util.List;
 
 /**
  * What a {@link MaintenancePolicy} decided for one table, from its state when the plan was made.
+ * An action, like the steps it runs: {@link #steps()} is the preview, {@link #execute()} acts.
  *
  * <pre>{@code
  * MaintenancePlan plan = table.maintenance().plan(MaintenancePolicy.defaults());
  * plan.steps().forEach(s -> log.info("{}: {}", s.task(), s.reason()));
- * MaintenanceReport report = plan.run(p -> log.info("{} {}", p.task(), p.status()));
+ * MaintenanceReport report = plan.listener(p -> log.info("{} {}", p.task(), p.status())).execute();
  * }</pre>
  */
 public interface MaintenancePlan {
@@ -20,15 +21,36 @@ public interface MaintenancePlan {
     return steps().isEmpty();
   }
 
+  /** Receives each step's start and finish (or failure), on the thread that calls {@link #execute()}. */
+  MaintenancePlan listener(MaintenanceListener listener);
+
   /**
    * Runs the steps in a safe order (compaction, manifest rewrite, snapshot expiry, orphan removal
-   * last), reporting each start and finish to {@code listener} on the calling thread. Stops at the
-   * first failure, which is thrown after the listener has seen it. Single-use.
+   * last), reporting each start and finish to the {@link #listener(MaintenanceListener) listener}.
+   * Stops at the first failure, which is thrown after the listener has seen it.
+   *
+   * @throws InvalidStateException if this plan was already executed ({@code Cannot execute
+   *     maintenance plan of table <id>: already executed})
    */
-  MaintenanceReport run(MaintenanceListener listener);
+  MaintenanceReport execute();
 
-  /** Runs without progress reporting. */
+  /**
+   * Runs the steps, reporting to {@code listener}.
+   *
+   * @deprecated use {@code listener(listener).execute()}; {@code run(listener)} stays for one release.
+   */
+  @Deprecated(forRemoval = false)
+  default MaintenanceReport run(MaintenanceListener listener) {
+    return listener(listener).execute();
+  }
+
+  /**
+   * Runs the steps without progress reporting.
+   *
+   * @deprecated use {@link #execute()}; {@code run()} stays for one release.
+   */
+  @Deprecated(forRemoval = false)
   default MaintenanceReport run() {
-    return run(progress -> {});
+    return execute();
   }
 }

@@ -18,7 +18,7 @@ import java.nio.file.Path;
  * <pre>{@code
  * UploadResult staged = store.objects().stage("events-2026-11.csv")
  *     .from(Path.of("events.csv"))
- *     .onProgress((sent, total) -> System.out.println(sent + "/" + total))
+ *     .listener((sent, total) -> System.out.println(sent + "/" + total))
  *     .commit();
  * table.ingest().csvObject(staged.key()).commit();
  * }</pre>
@@ -59,7 +59,18 @@ public interface ObjectUpload {
   /** Replace an existing object (default: refuse with {@link AlreadyExistsException}). */
   ObjectUpload overwrite(boolean overwrite);
 
-  ObjectUpload onProgress(UploadListener listener);
+  /** Receives the bytes sent so far, on the thread that calls {@link #commit()}. */
+  ObjectUpload listener(UploadListener listener);
+
+  /**
+   * Receives the bytes sent so far.
+   *
+   * @deprecated use {@link #listener(UploadListener)}; {@code onProgress} stays for one release.
+   */
+  @Deprecated(forRemoval = false)
+  default ObjectUpload onProgress(UploadListener listener) {
+    return listener(listener);
+  }
 
   /**
    * Uploads.
@@ -68,7 +79,8 @@ public interface ObjectUpload {
    *     uploading; B2 has no conditional writes, so a concurrent writer can still race)
    * @throws NotFoundException if the source file does not exist
    * @throws StorageException if the upload failed; nothing is left behind
-   * @throws IllegalStateException if no source was set or this upload was already committed
+   * @throws InvalidStateException if no source was set or this upload was already committed ({@code
+   *     Cannot commit upload: already committed: <key>})
    */
   UploadResult commit();
 }

@@ -3,7 +3,7 @@ package dev.featurestore;
 import java.time.Duration;
 
 /**
- * A pending hot/cold tiering run: moves the data files of the current snapshot that are older than
+ * A pending hot/cold tiering action: moves the data files of the current snapshot that are older than
  * a threshold from the hot location (the store's warehouse: local disk or a fast bucket) to the
  * cold one ({@link FeatureStoreConfig.Builder#coldStorage(ObjectStorage)}), in atomic commits.
  *
@@ -19,21 +19,23 @@ import java.time.Duration;
  * <p>Failure behaviour: a copy or commit failure deletes the cold copies of that batch and leaves
  * the table as it was (batches committed earlier stay committed). An unknown commit outcome is
  * resolved by reading the table, never by retrying blindly. A crash between a commit and the hot
- * delete leaves hot leftovers that the next run deletes.
+ * delete leaves hot leftovers that the next execution deletes.
  *
  * <pre>{@code
- * TieringResult moved = table.tiering().olderThan(Duration.ofDays(30)).filesPerCommit(50).run();
+ * TieringResult moved = table.tiering().olderThan(Duration.ofDays(30)).filesPerCommit(50).execute();
  * TieringStatus status = table.tiering().status();   // hot/cold files and bytes, cache stats
  * }</pre>
  *
- * <p>Single-use: a second {@code dryRun()} or {@code run()} throws {@link IllegalStateException}.
+ * <p>An action, like the other maintenance actions: preview with {@link #dryRun()}, act with {@link
+ * #execute()}. Single-use: a second {@code dryRun()} or {@code execute()} throws {@link
+ * InvalidStateException} ({@code Cannot execute tiering of table <id>: already executed}).
  */
 public interface Tiering {
   /** Default number of files swapped per commit. */
   int DEFAULT_FILES_PER_COMMIT = 50;
 
   /**
-   * Moves files committed more than {@code age} ago (required before {@code run()}/{@code dryRun()}).
+   * Moves files committed more than {@code age} ago (required before {@code execute()}/{@code dryRun()}).
    *
    * @throws IllegalArgumentException if negative
    */
@@ -48,10 +50,10 @@ public interface Tiering {
    */
   Tiering filesPerCommit(int files);
 
-  /** Receives one progress report per committed batch, on the thread that runs the job. */
+  /** Receives one progress report per committed batch, on the thread that calls {@link #execute()}. */
   Tiering listener(TieringListener listener);
 
-  /** Reports what {@code run()} would move and skip, without copying or committing anything. */
+  /** Reports what {@link #execute()} would move and skip, without copying or committing anything. */
   TieringResult dryRun();
 
   /**
@@ -61,8 +63,19 @@ public interface Tiering {
    * @throws StorageException if a copy fails; that batch's cold copies are deleted
    * @throws CommitConflictException if a concurrent commit conflicts with a batch
    * @throws CommitStateUnknownException if a commit outcome could not be resolved by reading the table
+   * @throws InvalidStateException if this tiering was already executed or dry-run
    */
-  TieringResult run();
+  TieringResult execute();
+
+  /**
+   * Moves the files and commits.
+   *
+   * @deprecated use {@link #execute()}; {@code run()} stays for one release.
+   */
+  @Deprecated(forRemoval = false)
+  default TieringResult run() {
+    return execute();
+  }
 
   /**
    * Hot and cold data files and bytes of the current snapshot, and the cold cache's statistics.

@@ -37,7 +37,7 @@ final class TieringBenchmark {
       FeatureTable cold = fill(store, "cold", rows, commits);
       FeatureTable hot = fill(store, "hot", rows, commits);
       long start = System.nanoTime();
-      TieringResult moved = cold.tiering().olderThan(Duration.ZERO).run();
+      TieringResult moved = cold.tiering().olderThan(Duration.ZERO).execute();
       long moveNanos = Harness.elapsedNanos(start);
       Harness.note("moved %d files, %.1f MB in %d commits: %.1f MB/s", moved.filesMoved(), moved.bytesMoved() / 1e6,
           moved.commits(), moved.bytesMoved() / 1e6 / (moveNanos / 1e9));

@@ -10,6 +10,7 @@ import dev.featurestore.IngestListener;
 import dev.featurestore.IngestProgress;
 import dev.featurestore.IngestResult;
 import dev.featurestore.InvalidDataException;
+import dev.featurestore.InvalidStateException;
 import dev.featurestore.NotFoundException;
 import dev.featurestore.ObjectStorage;
 import dev.featurestore.ValidationException;
@@ -243,7 +244,7 @@ public final class IngestOperation implements Ingest {
   private Ingest setSource(String kind, Supplier<RowSource> factory) {
     checkPending();
     if (sourceKind != null) {
-      throw new IllegalStateException("Cannot set ingest source: already set: " + sourceKind);
+      throw new InvalidStateException("Cannot set ingest source: already set: " + sourceKind);
     }
     this.sourceKind = kind;
     this.source = factory;
@@ -275,7 +276,7 @@ public final class IngestOperation implements Ingest {
   }
 
   @Override
-  public Ingest onProgress(IngestListener listener, long everyRows) {
+  public Ingest listener(IngestListener listener, long everyRows) {
     requireNonNull(listener, "listener is null");
     checkPending();
     if (everyRows <= 0) {
@@ -317,12 +318,12 @@ public final class IngestOperation implements Ingest {
 
   private void checkPending() {
     if (used) {
-      throw new IllegalStateException("Cannot change ingest: already committed");
+      throw new InvalidStateException("Cannot change ingest: already committed");
     }
   }
 
   @Override
-  public IngestResult dryRun() {
+  public IngestResult apply() {
     return start(true);
   }
 
@@ -333,10 +334,10 @@ public final class IngestOperation implements Ingest {
 
   private IngestResult start(boolean dryRun) {
     if (used) {
-      throw new IllegalStateException("Cannot commit ingest: already committed");
+      throw new InvalidStateException("Cannot commit ingest: already committed");
     }
     if (sourceKind == null) {
-      throw new IllegalStateException("Cannot commit ingest: no source set");
+      throw new InvalidStateException("Cannot commit ingest: no source set");
     }
     used = true;
     return new Run(dryRun).execute();

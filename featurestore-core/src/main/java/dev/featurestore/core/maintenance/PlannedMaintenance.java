@@ -2,6 +2,7 @@ package dev.featurestore.core.maintenance;
 
 import dev.featurestore.CompactionResult;
 import dev.featurestore.ExpireResult;
+import dev.featurestore.InvalidStateException;
 import dev.featurestore.MaintenanceListener;
 import dev.featurestore.MaintenancePlan;
 import dev.featurestore.MaintenancePolicy;
@@ -40,12 +41,16 @@ final class PlannedMaintenance implements MaintenancePlan {
   private final Maintenance maintenance;
   private final MaintenancePolicy policy;
   private final List<MaintenanceStep> steps;
+  private final String table;
+  private MaintenanceListener listener = progress -> {};
   private boolean used = false;
 
-  private PlannedMaintenance(Maintenance maintenance, MaintenancePolicy policy, List<MaintenanceStep> steps) {
+  private PlannedMaintenance(Maintenance maintenance, MaintenancePolicy policy, List<MaintenanceStep> steps,
+      String table) {
     this.maintenance = maintenance;
     this.policy = policy;
     this.steps = List.copyOf(steps);
+    this.table = table;
   }
 
   static PlannedMaintenance plan(Maintenance maintenance, TableHandle handle, MaintenancePolicy policy) {
@@ -96,7 +101,7 @@ final class PlannedMaintenance implements MaintenancePlan {
         steps.add(new MaintenanceStep(MaintenanceTask.REMOVE_ORPHAN_FILES,
             "other steps ran: files older than " + policy.orphanSafetyWindow() + " that nothing references"));
       }
-      return new PlannedMaintenance(maintenance, policy, steps);
+      return new PlannedMaintenance(maintenance, policy, steps, handle.id().toString());
     });
   }
 
@@ -106,11 +111,22 @@ final class PlannedMaintenance implements MaintenancePlan {
   }
 
   @Override
-  public synchronized MaintenanceReport run(MaintenanceListener listener) {
+  public synchronized MaintenancePlan listener(MaintenanceListener listener) {
     java.util.Objects.requireNonNull(listener, "listener is null");
+    checkPending();
+    this.listener = listener;
+    return this;
+  }
+
+  private void checkPending() {
     if (used) {
-      throw new IllegalStateException("Cannot run maintenance plan: already run");
+      throw new InvalidStateException("Cannot execute maintenance plan of table " + table + ": already executed");
     }
+  }
+
+  @Override
+  public synchronized MaintenanceReport execute() {
+    checkPending();
     used = true;
     long start = System.nanoTime();
     Optional<CompactionResult> compaction = Optional.empty();

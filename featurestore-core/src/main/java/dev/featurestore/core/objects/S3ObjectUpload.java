@@ -3,6 +3,7 @@ package dev.featurestore.core.objects;
 import static java.util.Objects.requireNonNull;
 
 import dev.featurestore.AlreadyExistsException;
+import dev.featurestore.InvalidStateException;
 import dev.featurestore.NotFoundException;
 import dev.featurestore.ObjectUpload;
 import dev.featurestore.StorageProvider;
@@ -58,7 +59,7 @@ final class S3ObjectUpload implements ObjectUpload {
   private void checkSource() {
     checkPending();
     if (file != null || stream != null) {
-      throw new IllegalStateException("Cannot set upload source: already set: " + key);
+      throw new InvalidStateException("Cannot set upload source: already set: " + key);
     }
   }
 
@@ -117,7 +118,7 @@ final class S3ObjectUpload implements ObjectUpload {
   }
 
   @Override
-  public ObjectUpload onProgress(UploadListener listener) {
+  public ObjectUpload listener(UploadListener listener) {
     checkPending();
     this.listener = requireNonNull(listener, "listener is null");
     return this;
@@ -125,17 +126,17 @@ final class S3ObjectUpload implements ObjectUpload {
 
   private void checkPending() {
     if (used) {
-      throw new IllegalStateException("Cannot change upload: already committed: " + key);
+      throw new InvalidStateException("Cannot change upload: already committed: " + key);
     }
   }
 
   @Override
   public UploadResult commit() {
     if (used) {
-      throw new IllegalStateException("Cannot commit upload: already committed: " + key);
+      throw new InvalidStateException("Cannot commit upload: already committed: " + key);
     }
     if (file == null && stream == null) {
-      throw new IllegalStateException("Cannot commit upload: no source set: " + key);
+      throw new InvalidStateException("Cannot commit upload: no source set: " + key);
     }
     used = true;
     if (partSize >= 0 && partSize < S3_MIN_PART_SIZE && bucket.storage().provider() != StorageProvider.B2) {

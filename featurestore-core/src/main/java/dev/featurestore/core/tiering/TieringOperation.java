@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import dev.featurestore.ColdCacheStats;
 import dev.featurestore.CommitConflictException;
 import dev.featurestore.CommitStateUnknownException;
+import dev.featurestore.InvalidStateException;
 import dev.featurestore.StorageException;
 import dev.featurestore.Tiering;
 import dev.featurestore.TieringListener;
@@ -117,7 +118,7 @@ final class TieringOperation implements Tiering {
   }
 
   @Override
-  public TieringResult run() {
+  public TieringResult execute() {
     start();
     TieredFileIO io = tieredIO();
     Plan plan = plan(io);
@@ -169,7 +170,7 @@ final class TieringOperation implements Tiering {
 
   private void start() {
     if (used) {
-      throw new IllegalStateException("Cannot tier table: operation already run");
+      throw new InvalidStateException("Cannot execute tiering of table " + handle.id() + ": already executed");
     }
     used = true;
     if (olderThan == null) {

@@ -11,6 +11,7 @@ import dev.featurestore.FeatureStore;
 import dev.featurestore.FeatureTable;
 import dev.featurestore.Ingest;
 import dev.featurestore.InvalidDataException;
+import dev.featurestore.InvalidStateException;
 import dev.featurestore.NotFoundException;
 import dev.featurestore.TableDefinition;
 import dev.featurestore.TableId;
@@ -231,21 +232,21 @@ class IngestErrorsTest {
   @Test
   void misuse_isRejected() {
     assertThatThrownBy(() -> table.ingest().synthetic(1, 1).csv(dir.resolve("x.csv")))
-        .isInstanceOf(IllegalStateException.class)
+        .isInstanceOf(InvalidStateException.class)
         .hasMessage("Cannot set ingest source: already set: synthetic");
     assertThatThrownBy(() -> table.ingest().commit())
-        .isInstanceOf(IllegalStateException.class)
+        .isInstanceOf(InvalidStateException.class)
         .hasMessage("Cannot commit ingest: no source set");
-    assertThatThrownBy(() -> table.ingest().onProgress(p -> {}, 0))
+    assertThatThrownBy(() -> table.ingest().listener(p -> {}, 0))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("Cannot report ingest progress: everyRows must be positive: 0");
     Ingest once = table.ingest().synthetic(10, 1);
     once.commit();
     assertThatThrownBy(once::commit)
-        .isInstanceOf(IllegalStateException.class)
+        .isInstanceOf(InvalidStateException.class)
         .hasMessage("Cannot commit ingest: already committed");
-    assertThatThrownBy(once::dryRun)
-        .isInstanceOf(IllegalStateException.class)
+    assertThatThrownBy(once::apply)
+        .isInstanceOf(InvalidStateException.class)
         .hasMessage("Cannot commit ingest: already committed");
   }
 }

@@ -378,7 +378,7 @@ class IngestSourcesTest {
   void progress_firesWithIncreasingRowsAndFinalDone() {
     FeatureTable table = store.createTable(events());
     List<IngestProgress> calls = new ArrayList<>();
-    table.ingest().synthetic(10_000, 3).onProgress(calls::add, 2_500).commit();
+    table.ingest().synthetic(10_000, 3).listener(calls::add, 2_500).commit();
 
     assertThat(calls).extracting(IngestProgress::rows).containsExactly(2_500L, 5_000L, 7_500L, 10_000L, 10_000L);
     assertThat(calls).extracting(IngestProgress::done).containsExactly(false, false, false, false, true);
@@ -397,7 +397,7 @@ class IngestSourcesTest {
     Path file = Files.writeString(dir.resolve("p.csv"), csv);
     List<Long> rows = new ArrayList<>();
     List<Boolean> done = new ArrayList<>();
-    table.ingest().csv(file).onProgress(p -> {
+    table.ingest().csv(file).listener(p -> {
       rows.add(p.rows());
       done.add(p.done());
     }, 300).commit();
@@ -412,7 +412,7 @@ class IngestSourcesTest {
         "{\"entity_id\": 1, \"event_time\": \"2024-01-01T00:00:00Z\"}\n"
             + "{\"entity_id\": 2, \"event_time\": \"2024-01-01T00:00:00Z\", \"clicks\": 3}\n");
 
-    IngestResult result = table.ingest().json(file).autoEvolveSchema(true).dryRun();
+    IngestResult result = table.ingest().json(file).autoEvolveSchema(true).apply();
 
     assertThat(result.rows()).isEqualTo(2);
     assertThat(result.snapshotId()).isEmpty();

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.featurestore.FeatureStore;
 import dev.featurestore.FeatureTable;
+import dev.featurestore.InvalidStateException;
 import dev.featurestore.MaintenancePlan;
 import dev.featurestore.MaintenancePolicy;
 import dev.featurestore.MaintenanceProgress;
@@ -47,7 +48,7 @@ class MaintenancePlanTest {
     MaintenancePlan plan = events.maintenance().plan(MaintenancePolicy.defaults());
 
     assertThat(plan.isEmpty()).isTrue();
-    assertThat(plan.run().steps()).isEmpty();
+    assertThat(plan.execute().steps()).isEmpty();
   }
 
   @Test
@@ -73,7 +74,7 @@ class MaintenancePlanTest {
     assertThat(plan.steps().get(2).reason()).isEqualTo("snapshots: 6 (threshold 6)");
 
     List<MaintenanceProgress> progress = new ArrayList<>();
-    MaintenanceReport report = plan.run(progress::add);
+    MaintenanceReport report = plan.listener(progress::add).execute();
 
     assertThat(progress).extracting(MaintenanceProgress::task, MaintenanceProgress::status).containsExactly(
         org.assertj.core.groups.Tuple.tuple(MaintenanceTask.COMPACT, Status.STARTED),
@@ -91,9 +92,9 @@ class MaintenancePlanTest {
     assertThat(report.orphans().orElseThrow().candidates()).isEmpty(); // nothing older than 3 hours
     assertThat(events.snapshots().history()).hasSize(1);
     assertThat(events.query().count()).isEqualTo(60);
-    assertThatThrownBy(plan::run)
-        .isInstanceOf(IllegalStateException.class)
-        .hasMessage("Cannot run maintenance plan: already run");
+    assertThatThrownBy(plan::execute)
+        .isInstanceOf(InvalidStateException.class)
+        .hasMessage("Cannot execute maintenance plan of table " + events.id() + ": already executed");
   }
 
   @Test
@@ -106,7 +107,7 @@ class MaintenancePlanTest {
         .compactWhenSmallFilesAtLeast(100).compactWhenDeleteFilesAtLeast(2).removeOrphans(false).build());
 
     assertThat(plan.steps()).containsExactly(new MaintenanceStep(MaintenanceTask.COMPACT, "delete files: 2 (threshold 2)"));
-    assertThat(plan.run().compaction().orElseThrow().removedDeleteFiles()).isEqualTo(2);
+    assertThat(plan.execute().compaction().orElseThrow().removedDeleteFiles()).isEqualTo(2);
     assertThat(events.query().count()).isEqualTo(8);
   }
 

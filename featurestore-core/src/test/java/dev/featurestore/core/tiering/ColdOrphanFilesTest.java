@@ -57,7 +57,7 @@ class ColdOrphanFilesTest {
       List<Long> snapshots = fourCommits(table, 1);
       Table iceberg = table.unwrap(Table.class);
 
-      assertThat(table.tiering().olderThan(Duration.ZERO).run().filesMoved()).isEqualTo(4);
+      assertThat(table.tiering().olderThan(Duration.ZERO).execute().filesMoved()).isEqualTo(4);
       assertThat(s3.keys(coldPrefix("orphans"))).hasSize(4); // referenced by their cold path
 
       // a fifth file, then dropped from the current snapshot: only an old snapshot names its hot path

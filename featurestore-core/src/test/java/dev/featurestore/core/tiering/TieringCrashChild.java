@@ -31,7 +31,7 @@ public final class TieringCrashChild {
       op.olderThan(Duration.ZERO).filesPerCommit(1).listener(p -> System.out.println("COMMITTED " + p.batch()));
       System.out.println("STARTED");
       System.out.flush();
-      op.run();
+      op.execute();
       System.out.println("DONE");
       System.out.flush();
     }

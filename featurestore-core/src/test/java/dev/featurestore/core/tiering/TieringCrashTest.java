@@ -94,7 +94,7 @@ class TieringCrashTest {
         assertThat(status.coldDataFiles()).isEqualTo(batch);
       }
 
-      TieringResult rest = table.tiering().olderThan(Duration.ZERO).run();
+      TieringResult rest = table.tiering().olderThan(Duration.ZERO).execute();
       assertThat(rest.filesMoved()).isEqualTo(status.hotDataFiles());
       assertThat(TieringTest.observe(table, snapshots.get(1))).isEqualTo(before);
       List<String> live = TieringTest.liveFiles(table);

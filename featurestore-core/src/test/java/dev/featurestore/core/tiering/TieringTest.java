@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.featurestore.CommitConflictException;
 import dev.featurestore.FeatureStore;
 import dev.featurestore.FeatureTable;
+import dev.featurestore.InvalidStateException;
 import dev.featurestore.ObjectStorage;
 import dev.featurestore.StorageProvider;
 import dev.featurestore.QueryResult;
@@ -160,7 +161,7 @@ class TieringTest {
       List<TieringProgress> progress = new ArrayList<>();
       TieringOperation first = tiering(table);
       first.now = () -> now;
-      TieringResult moved = first.olderThan(olderThanSecond).listener(progress::add).run();
+      TieringResult moved = first.olderThan(olderThanSecond).listener(progress::add).execute();
       assertThat(moved.filesMoved()).isEqualTo(2);
       assertThat(moved.movedFiles()).containsExactlyInAnyOrderElementsOf(planned.movedFiles());
       assertThat(moved.commits()).isEqualTo(2); // files of two source commits: two sequence numbers
@@ -175,7 +176,7 @@ class TieringTest {
       assertThat(observe(table, snapshots.get(1))).isEqualTo(before);
       assertThat(table.query().count()).isEqualTo(200);
 
-      TieringResult rest = table.tiering().olderThan(Duration.ZERO).run();
+      TieringResult rest = table.tiering().olderThan(Duration.ZERO).execute();
       assertThat(rest.filesMoved()).isEqualTo(2);
       assertThat(observe(table, snapshots.get(1))).isEqualTo(before);
       TieringStatus all = table.tiering().status();
@@ -185,7 +186,7 @@ class TieringTest {
       assertThat(all.cache().misses()).isPositive();
       assertThat(all.cache().hits()).isPositive(); // the same cold files were read again
 
-      TieringResult again = table.tiering().olderThan(Duration.ZERO).run();
+      TieringResult again = table.tiering().olderThan(Duration.ZERO).execute();
       assertThat(again.filesMoved()).isZero();
       assertThat(again.commits()).isZero();
       assertThat(again.skipped()).isEmpty();
@@ -211,7 +212,7 @@ class TieringTest {
       }
       long prunedBefore = table.explainPruning(Expressions.equal("entity_id", 2001L)).kept().size();
 
-      TieringResult moved = table.tiering().olderThan(Duration.ZERO).filesPerCommit(2).run();
+      TieringResult moved = table.tiering().olderThan(Duration.ZERO).filesPerCommit(2).execute();
       assertThat(moved.filesMoved()).isEqualTo(12);
       assertThat(moved.commits()).isEqualTo(8); // 4 source commits x 3 files, at most 2 per commit
 
@@ -244,13 +245,13 @@ class TieringTest {
       FeatureTable table = create(store, "hotbucket", true);
       List<Long> snapshots = fourCommits(table, 2);
       Observed before = observe(table, snapshots.get(1));
-      TieringResult moved = table.tiering().olderThan(Duration.ZERO).run();
+      TieringResult moved = table.tiering().olderThan(Duration.ZERO).execute();
       assertThat(moved.filesMoved()).isEqualTo(8);
       assertThat(s3.keys("cold/warehouse/tiering/hotbucket/data/")).hasSize(8);
       assertThat(s3.keys("warehouse/tiering/hotbucket/data/")).isEmpty();
       assertThat(s3.keys("warehouse/tiering/hotbucket/metadata/")).isNotEmpty();
       assertThat(observe(table, snapshots.get(1))).isEqualTo(before);
-      assertThat(table.tiering().olderThan(Duration.ZERO).run().filesMoved()).isZero();
+      assertThat(table.tiering().olderThan(Duration.ZERO).execute().filesMoved()).isZero();
     }
   }
 
@@ -262,7 +263,7 @@ class TieringTest {
       FeatureTable table = create(store, "cache", false);
       snapshots = fourCommits(table, 1);
       before = observe(table, snapshots.get(1));
-      table.tiering().olderThan(Duration.ZERO).run();
+      table.tiering().olderThan(Duration.ZERO).execute();
     }
     Path cache = root.resolve("small-cache");
     try (FeatureStore store = FeatureStore.builder().root(root).coldStorage(s3.b2ThroughGate())
@@ -289,7 +290,7 @@ class TieringTest {
       List<String> hotFiles = liveFiles(table);
       s3.gate().failHard(seen -> seen.method().equals("PUT") && seen.target().contains("2026-01-03"));
 
-      assertThatThrownBy(() -> table.tiering().olderThan(Duration.ZERO).run())
+      assertThatThrownBy(() -> table.tiering().olderThan(Duration.ZERO).execute())
           .isInstanceOf(StorageException.class)
           .hasMessageStartingWith("Cannot tier table tiering.copyfails: ");
 
@@ -301,7 +302,7 @@ class TieringTest {
       assertThat(observe(table, snapshot)).isEqualTo(before);
 
       // once storage answers again, the same run succeeds
-      assertThat(table.tiering().olderThan(Duration.ZERO).run().filesMoved()).isEqualTo(3);
+      assertThat(table.tiering().olderThan(Duration.ZERO).execute().filesMoved()).isEqualTo(3);
       assertThat(observe(table, snapshot)).isEqualTo(before);
     }
   }
@@ -323,7 +324,7 @@ class TieringTest {
       };
       op.filesPerCommit(50).olderThan(Duration.ZERO);
       long concurrent;
-      assertThatThrownBy(op::run)
+      assertThatThrownBy(op::execute)
           .isInstanceOf(CommitConflictException.class)
           .hasMessageStartingWith("Cannot tier table tiering.conflict: a concurrent commit conflicts: ");
       iceberg.refresh();
@@ -334,7 +335,7 @@ class TieringTest {
       assertThat(table.query().count()).isEqualTo(150);
       assertThat(table.query().asOfSnapshot(snapshots.get(3)).count()).isEqualTo(200);
 
-      assertThat(table.tiering().olderThan(Duration.ZERO).run().filesMoved()).isEqualTo(3);
+      assertThat(table.tiering().olderThan(Duration.ZERO).execute().filesMoved()).isEqualTo(3);
       assertThat(iceberg.snapshot(concurrent)).isNotNull();
       assertThat(table.query().count()).isEqualTo(150);
     }
@@ -351,14 +352,14 @@ class TieringTest {
       op.afterCommit = batch -> {
         throw new IllegalStateException("simulated crash after commit " + batch);
       };
-      assertThatThrownBy(() -> op.olderThan(Duration.ZERO).run()).hasMessage("simulated crash after commit 0");
+      assertThatThrownBy(() -> op.olderThan(Duration.ZERO).execute()).hasMessage("simulated crash after commit 0");
 
       // the first batch is committed, its hot copy is still there: both reads agree
       assertThat(liveFiles(table).stream().filter(f -> f.startsWith("s3://"))).hasSize(1);
       hotFiles.forEach(f -> assertThat(Path.of(f)).exists());
       assertThat(observe(table, snapshots.get(0))).isEqualTo(before);
 
-      TieringResult next = table.tiering().olderThan(Duration.ZERO).run();
+      TieringResult next = table.tiering().olderThan(Duration.ZERO).execute();
       assertThat(next.hotLeftoversDeleted()).isEqualTo(1);
       assertThat(next.filesMoved()).isEqualTo(3);
       hotFiles.forEach(f -> assertThat(Path.of(f)).doesNotExist());
@@ -377,7 +378,7 @@ class TieringTest {
         rewrite.commit();
         throw new org.apache.iceberg.exceptions.CommitStateUnknownException(new RuntimeException("response lost"));
       };
-      TieringResult moved = op.olderThan(Duration.ZERO).run();
+      TieringResult moved = op.olderThan(Duration.ZERO).execute();
       assertThat(moved.filesMoved()).isEqualTo(4);
       assertThat(moved.commits()).isEqualTo(4);
       Table iceberg = table.unwrap(Table.class);
@@ -400,7 +401,7 @@ class TieringTest {
       op.commitAction = rewrite -> {
         throw new org.apache.iceberg.exceptions.CommitStateUnknownException(new RuntimeException("catalog unreachable"));
       };
-      assertThatThrownBy(() -> op.olderThan(Duration.ZERO).run())
+      assertThatThrownBy(() -> op.olderThan(Duration.ZERO).execute())
           .isInstanceOf(CommitConflictException.class)
           .hasMessage("Cannot tier table tiering.unknown_lost: commit outcome was unknown and the table shows it did not"
               + " land; nothing changed, run again");
@@ -435,7 +436,7 @@ class TieringTest {
       assertThat(before).hasSize(198);
       assertThat(table.lookup("entity_id").get(1005L).row()).isEmpty();
 
-      TieringResult moved = table.tiering().olderThan(Duration.ZERO).run();
+      TieringResult moved = table.tiering().olderThan(Duration.ZERO).execute();
       assertThat(moved.filesMoved()).isEqualTo(3);
       assertThat(moved.skipped()).containsExactly(
           new TieringResult.SkippedFile(last, "position deletes point at it: compact first"));
@@ -451,7 +452,7 @@ class TieringTest {
     try (FeatureStore store = FeatureStore.builder().root(root).build()) {
       FeatureTable table = create(store, "nocold", false);
       table.append(rows(0, 1));
-      assertThatThrownBy(() -> table.tiering().olderThan(Duration.ZERO).run())
+      assertThatThrownBy(() -> table.tiering().olderThan(Duration.ZERO).execute())
           .isInstanceOf(ValidationException.class)
           .hasMessage("Cannot tier table tiering.nocold: the store has no cold storage: set coldStorage(...) on the store builder");
     }
@@ -462,16 +463,16 @@ class TieringTest {
     try (FeatureStore store = open()) {
       FeatureTable table = create(store, "single", false);
       var op = table.tiering();
-      assertThatThrownBy(op::run)
+      assertThatThrownBy(op::execute)
           .isInstanceOf(ValidationException.class)
           .hasMessage("Cannot tier table tiering.single: no age threshold: set olderThan(age)");
       assertThatThrownBy(op::dryRun)
-          .isInstanceOf(IllegalStateException.class)
-          .hasMessage("Cannot tier table: operation already run");
+          .isInstanceOf(InvalidStateException.class)
+          .hasMessage("Cannot execute tiering of table tiering.single: already executed");
       assertThatThrownBy(() -> table.tiering().filesPerCommit(0))
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessage("Cannot tier table: files per commit must be at least 1: 0");
-      assertThat(table.tiering().olderThan(Duration.ZERO).run().filesMoved()).isZero(); // empty table
+      assertThat(table.tiering().olderThan(Duration.ZERO).execute().filesMoved()).isZero(); // empty table
     }
   }
 
@@ -501,7 +502,7 @@ class TieringTest {
     try (FeatureStore store = open()) {
       FeatureTable table = create(store, "expire", false);
       fourCommits(table, 1);
-      table.tiering().olderThan(Duration.ZERO).run();
+      table.tiering().olderThan(Duration.ZERO).execute();
       table.maintenance().expireSnapshots().retainLast(1).execute();
       assertThat(s3.keys(coldPrefix("expire"))).hasSize(4);
       assertThat(table.query().count()).isEqualTo(200);

@@ -98,7 +98,7 @@ class StagingAndExportTest {
     List<long[]> progress = new ArrayList<>();
     // s3proxy, like S3, wants 5 MiB parts; B2's own minimum (5,000,000) is lower
     UploadResult result = store.objects().stage("big.bin").from(file).partSize(MIB5).multipartThreshold(MIB5)
-        .onProgress((sent, total) -> progress.add(new long[] {sent, total})).commit();
+        .listener((sent, total) -> progress.add(new long[] {sent, total})).commit();
     assertThat(result.parts()).isEqualTo(3);
     assertThat(result.bytes()).isEqualTo(12_000_000);
     // parts go in parallel: progress is cumulative, increasing, and ends at the size
@@ -117,7 +117,7 @@ class StagingAndExportTest {
     Path file = randomFile("medium.bin", 12_000_000);
     List<long[]> progress = new ArrayList<>();
     UploadResult result = store.objects().stage("medium.bin").from(file)
-        .onProgress((sent, total) -> progress.add(new long[] {sent, total})).commit();
+        .listener((sent, total) -> progress.add(new long[] {sent, total})).commit();
     // B2's default single-PUT limit for a file is 200 MiB: no multipart upload, one PUT
     assertThat(result).isEqualTo(new UploadResult("raw/medium.bin", 12_000_000, result.etag(), 0));
     assertThat(progress).containsExactly(new long[] {12_000_000, 12_000_000});
