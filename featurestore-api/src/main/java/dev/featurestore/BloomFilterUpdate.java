@@ -32,7 +32,8 @@ public interface BloomFilterUpdate {
   /**
    * Commits the change and returns the bloom-filter columns.
    *
-   * @throws IllegalStateException if already committed
+   * @throws InvalidStateException if already committed ({@code Cannot commit bloom filter update of
+   *     table <id>: already committed})
    */
   Map<String, BloomFilterColumn> commit();
 }

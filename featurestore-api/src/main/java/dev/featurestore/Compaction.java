@@ -16,7 +16,8 @@ import org.apache.iceberg.expressions.Expression;
  * CompactionResult r = table.maintenance().compact().targetFileSizeBytes(128L << 20).execute();
  * }</pre>
  *
- * <p>Single-use: a second {@code execute()} throws {@link IllegalStateException}.
+ * <p>Single-use: a second {@code execute()} throws {@link InvalidStateException} ({@code Cannot
+ * execute compaction of table <id>: already executed}).
  */
 public interface Compaction {
   /**

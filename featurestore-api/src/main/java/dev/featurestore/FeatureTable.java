@@ -39,7 +39,7 @@ public interface FeatureTable {
   /** The Iceberg format version (2 or 3). */
   int formatVersion();
 
-  /** Starts an ingest: pick one source, set options, then {@code commit()}. */
+  /** Starts an ingest: pick one source, set options, then {@code commit()} ({@code apply()} previews). */
   Ingest ingest();
 
   /** Appends rows given as column-name to value maps, in one commit. */
@@ -66,9 +66,7 @@ public interface FeatureTable {
    * Starts a partition-spec change: preview with {@code apply()}, land with {@code commit()}. Files
    * already written keep their spec.
    */
-  default PartitionEvolution evolvePartitionSpec() {
-    throw new UnsupportedOperationException("Cannot evolve partition spec: not supported by " + getClass().getName());
-  }
+  PartitionEvolution evolvePartitionSpec();
 
   /**
    * The partition path (as in a data file's location, {@code event_time_day=2026-01-01/entity_id_bucket=3})
@@ -78,9 +76,7 @@ public interface FeatureTable {
    *
    * @throws IllegalArgumentException if a value does not convert to its column's type
    */
-  default String partitionPath(Map<String, ?> row) {
-    throw new UnsupportedOperationException("Cannot compute partition path: not supported by " + getClass().getName());
-  }
+  String partitionPath(Map<String, ?> row);
 
   /**
    * The partition path of partition values given in the current spec's field order, as Iceberg
@@ -89,23 +85,17 @@ public interface FeatureTable {
    *
    * @throws IllegalArgumentException if the count or a type does not match the spec
    */
-  default String partitionPathOf(List<?> partitionValues) {
-    throw new UnsupportedOperationException("Cannot compute partition path: not supported by " + getClass().getName());
-  }
+  String partitionPathOf(List<?> partitionValues);
 
   /**
    * Explains, file by file, which data files of the current snapshot a filter keeps and why the
    * others are dropped (partition values or column statistics). The kept files are exactly those
    * a query with this filter reads.
    */
-  default PruningReport explainPruning(Expression filter) {
-    throw new UnsupportedOperationException("Cannot explain pruning: not supported by " + getClass().getName());
-  }
+  PruningReport explainPruning(Expression filter);
 
   /** As {@link #explainPruning(Expression)} for a given snapshot. */
-  default PruningReport explainPruning(Expression filter, long snapshotId) {
-    throw new UnsupportedOperationException("Cannot explain pruning: not supported by " + getClass().getName());
-  }
+  PruningReport explainPruning(Expression filter, long snapshotId);
 
   /** The columns that get Parquet bloom filters in new data files, by name. */
   default Map<String, BloomFilterColumn> bloomFilterColumns() {
@@ -113,9 +103,7 @@ public interface FeatureTable {
   }
 
   /** Starts a change of the bloom-filter columns (it affects files written afterwards). */
-  default BloomFilterUpdate updateBloomFilters() {
-    throw new UnsupportedOperationException("Cannot update bloom filters: not supported by " + getClass().getName());
-  }
+  BloomFilterUpdate updateBloomFilters();
 
   /**
    * A point lookup by {@code keyColumn}: the latest row of an entity, reading only the row groups
@@ -123,19 +111,15 @@ public interface FeatureTable {
    *
    * @throws IllegalArgumentException if the column does not exist or is not primitive
    */
-  default PointLookup lookup(String keyColumn) {
-    throw new UnsupportedOperationException("Cannot look up rows: not supported by " + getClass().getName());
-  }
+  PointLookup lookup(String keyColumn);
 
   /**
    * Starts a hot/cold tiering run: moves data files older than a threshold to the store's cold
-   * storage in atomic commits; {@code dryRun()} reports, {@code run()} moves.
+   * storage in atomic commits; {@code dryRun()} reports, {@code execute()} moves.
    *
-   * @throws ValidationException on {@code run()}/{@code dryRun()} if the store has no cold storage
+   * @throws ValidationException on {@code execute()}/{@code dryRun()} if the store has no cold storage
    */
-  default Tiering tiering() {
-    throw new UnsupportedOperationException("Cannot tier table: not supported by " + getClass().getName());
-  }
+  Tiering tiering();
 
   /** Reloads the table's metadata from the catalog. */
   void refresh();

@@ -52,19 +52,13 @@ public interface Ingest {
    * @throws ValidationException at commit if the store is not on object storage
    * @throws NotFoundException at commit if there is no such object
    */
-  default Ingest csvObject(String key) {
-    throw new UnsupportedOperationException("Cannot ingest object: not supported by " + getClass().getName());
-  }
+  Ingest csvObject(String key);
 
   /** A JSON object (lines or one array) in the store's bucket, streamed; see {@link #csvObject(String)}. */
-  default Ingest jsonObject(String key) {
-    throw new UnsupportedOperationException("Cannot ingest object: not supported by " + getClass().getName());
-  }
+  Ingest jsonObject(String key);
 
   /** A Parquet object in the store's bucket, read through the store's FileIO; see {@link #csvObject(String)}. */
-  default Ingest parquetObject(String key) {
-    throw new UnsupportedOperationException("Cannot ingest object: not supported by " + getClass().getName());
-  }
+  Ingest parquetObject(String key);
 
   /**
    * When on, columns present in the input but not in the table are added (nullable, type

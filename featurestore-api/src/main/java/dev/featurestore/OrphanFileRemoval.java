@@ -24,7 +24,8 @@ import java.time.Duration;
  * }</pre>
  *
  * <p>Single-use: a second {@code dryRun()} or {@code execute()} throws {@link
- * IllegalStateException}.
+ * InvalidStateException} ({@code Cannot execute orphan file removal of table <id>: already
+ * executed}).
  */
 public interface OrphanFileRemoval {
   Duration DEFAULT_SAFETY_WINDOW = Duration.ofHours(3);

@@ -45,7 +45,8 @@ public interface PartitionEvolution {
    *
    * @throws ValidationException if the change is not valid against the table's current spec
    * @throws CommitConflictException if the commit lost every optimistic retry
-   * @throws IllegalStateException if already committed
+   * @throws InvalidStateException if no change was given or already committed ({@code Cannot commit
+   *     partition spec change of table <id>: already committed})
    */
   PartitionSpec commit();
 }

@@ -22,7 +22,7 @@ import org.apache.iceberg.types.TypeUtil;
  * <p>Each step is checked when it is added; a bad step throws {@link ValidationException} (for
  * example {@code Cannot rename missing column: clicks}) and leaves the pending change usable.
  * Names of nested fields use dots ({@code address.city}). A pending change is single-use: a second
- * {@code commit()} throws {@link IllegalStateException}.
+ * {@code commit()} throws {@link InvalidStateException} ({@code Cannot commit schema change: already committed}).
  */
 public interface SchemaEvolution {
   /** Adds a nullable column with a doc string (may be null) at the end of the schema. */

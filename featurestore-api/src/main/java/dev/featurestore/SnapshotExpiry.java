@@ -15,7 +15,8 @@ import java.time.Instant;
  *     .execute();
  * }</pre>
  *
- * <p>Single-use: a second {@code execute()} throws {@link IllegalStateException}.
+ * <p>Single-use: a second {@code execute()} throws {@link InvalidStateException} ({@code Cannot
+ * execute snapshot expiry of table <id>: already executed}).
  */
 public interface SnapshotExpiry {
   /**

@@ -75,7 +75,5 @@ public interface TimeTravelQuery {
    *     conditional writes, so a concurrent exporter of the same name can still race)
    * @throws IllegalArgumentException if the name is not a usable key
    */
-  default ExportResult exportToBucket(String name) {
-    throw new UnsupportedOperationException("Cannot export to bucket: not supported by " + getClass().getName());
-  }
+  ExportResult exportToBucket(String name);
 }

@@ -17,12 +17,8 @@ public interface FeatureStoreProvider {
   FeatureStore open(FeatureStoreConfig config);
 
   /** Checks a configuration without opening a store; see {@link FeatureStore#doctor(FeatureStoreConfig)}. */
-  default DoctorReport doctor(FeatureStoreConfig config) {
-    throw new UnsupportedOperationException("Cannot run doctor: not supported by " + getClass().getName());
-  }
+  DoctorReport doctor(FeatureStoreConfig config);
 
   /** Checks B2 settings from {@code env}; see {@link FeatureStore#doctorFromEnvironment(Path, Map)}. */
-  default DoctorReport doctorFromEnvironment(Path root, Map<String, String> env) {
-    throw new UnsupportedOperationException("Cannot run doctor: not supported by " + getClass().getName());
-  }
+  DoctorReport doctorFromEnvironment(Path root, Map<String, String> env);
 }

@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import dev.featurestore.BloomFilterColumn;
 import dev.featurestore.BloomFilterUpdate;
+import dev.featurestore.InvalidStateException;
 import dev.featurestore.core.base.TableHandle;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -105,7 +106,7 @@ final class BloomColumnsChange implements BloomFilterUpdate {
 
   private void checkNotCommitted() {
     if (committed) {
-      throw new IllegalStateException("Cannot update bloom filters of table " + handle.id() + ": already committed");
+      throw new InvalidStateException("Cannot commit bloom filter update of table " + handle.id() + ": already committed");
     }
   }
 }

@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import dev.featurestore.CommitConflictException;
 import dev.featurestore.Compaction;
 import dev.featurestore.CompactionResult;
+import dev.featurestore.InvalidStateException;
 import dev.featurestore.core.base.CommitMarks;
 import dev.featurestore.core.base.Errors;
 import dev.featurestore.core.base.TableHandle;
@@ -122,7 +123,7 @@ final class CompactionOperation implements Compaction {
   @Override
   public CompactionResult execute() {
     if (used) {
-      throw new IllegalStateException("Cannot compact: operation already executed");
+      throw new InvalidStateException("Cannot execute compaction of table " + handle.id() + ": already executed");
     }
     used = true;
     Table table = handle.translating("refresh table " + handle.id(), handle::refreshed);

@@ -3,6 +3,7 @@ package dev.featurestore.core.maintenance;
 import static java.util.Objects.requireNonNull;
 
 import dev.featurestore.ExpireResult;
+import dev.featurestore.InvalidStateException;
 import dev.featurestore.SnapshotExpiry;
 import dev.featurestore.SnapshotNotFoundException;
 import dev.featurestore.ValidationException;
@@ -79,7 +80,7 @@ final class ExpireOperation implements SnapshotExpiry {
   @Override
   public ExpireResult execute() {
     if (used) {
-      throw new IllegalStateException("Cannot expire snapshots: operation already executed");
+      throw new InvalidStateException("Cannot execute snapshot expiry of table " + handle.id() + ": already executed");
     }
     if (retainLast == null && olderThan == null && snapshotIds.isEmpty()) {
       throw new IllegalArgumentException(

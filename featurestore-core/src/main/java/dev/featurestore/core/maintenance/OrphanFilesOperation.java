@@ -2,6 +2,7 @@ package dev.featurestore.core.maintenance;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.featurestore.InvalidStateException;
 import dev.featurestore.OrphanFileRemoval;
 import dev.featurestore.OrphanFilesResult;
 import dev.featurestore.OrphanFilesResult.OrphanFile;
@@ -70,7 +71,7 @@ final class OrphanFilesOperation implements OrphanFileRemoval {
 
   private OrphanFilesResult run(boolean delete) {
     if (used) {
-      throw new IllegalStateException("Cannot remove orphan files: operation already executed");
+      throw new InvalidStateException("Cannot execute orphan file removal of table " + handle.id() + ": already executed");
     }
     if (!unsafe && window.compareTo(MINIMUM_SAFETY_WINDOW) < 0) {
       throw new IllegalArgumentException("Cannot remove orphan files: safety window is below the minimum of "

@@ -2,6 +2,7 @@ package dev.featurestore.core.partition;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.featurestore.InvalidStateException;
 import dev.featurestore.PartitionEvolution;
 import dev.featurestore.PartitionSpecBuilder;
 import dev.featurestore.ValidationException;
@@ -95,7 +96,7 @@ final class PartitionChange implements PartitionEvolution {
   public PartitionSpec commit() {
     checkNotCommitted();
     if (steps.isEmpty()) {
-      throw new IllegalStateException("Cannot evolve partition spec of table " + handle.id() + ": no change given");
+      throw new InvalidStateException("Cannot commit partition spec change of table " + handle.id() + ": no change given");
     }
     committed = true;
     return handle.commitLocked(() -> run(() -> {
@@ -145,7 +146,7 @@ final class PartitionChange implements PartitionEvolution {
 
   private void checkNotCommitted() {
     if (committed) {
-      throw new IllegalStateException("Cannot evolve partition spec of table " + handle.id() + ": already committed");
+      throw new InvalidStateException("Cannot commit partition spec change of table " + handle.id() + ": already committed");
     }
   }
 }

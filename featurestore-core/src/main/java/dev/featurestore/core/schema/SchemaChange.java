@@ -3,6 +3,7 @@ package dev.featurestore.core.schema;
 import static java.util.Objects.requireNonNull;
 
 import dev.featurestore.CommitStateUnknownException;
+import dev.featurestore.InvalidStateException;
 import dev.featurestore.SchemaEvolution;
 import dev.featurestore.ValidationException;
 import dev.featurestore.core.base.TableHandle;
@@ -289,7 +290,7 @@ public final class SchemaChange implements SchemaEvolution {
 
   private void checkOpen() {
     if (committed) {
-      throw new IllegalStateException("Cannot commit schema change: already committed");
+      throw new InvalidStateException("Cannot commit schema change: already committed");
     }
   }
 

@@ -5,8 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.featurestore.BloomFilter;
 import dev.featurestore.BloomFilterColumn;
+import dev.featurestore.BloomFilterUpdate;
 import dev.featurestore.FeatureStore;
 import dev.featurestore.FeatureTable;
+import dev.featurestore.InvalidStateException;
 import dev.featurestore.SyntheticFeatures;
 import dev.featurestore.TableDefinition;
 import dev.featurestore.core.storage.ParquetInput;
@@ -180,8 +182,11 @@ class BloomFilterTest {
       Map<String, BloomFilterColumn> preview = table.updateBloomFilters().enable("feature_a", 2_000, 0.05).apply();
       assertThat(preview).containsOnlyKeys("entity_id", "feature_a");
       assertThat(table.bloomFilterColumns()).containsOnlyKeys("entity_id");
-      Map<String, BloomFilterColumn> now = table.updateBloomFilters()
-          .enable("feature_a", 2_000, 0.05).disable("entity_id").commit();
+      BloomFilterUpdate update = table.updateBloomFilters().enable("feature_a", 2_000, 0.05).disable("entity_id");
+      Map<String, BloomFilterColumn> now = update.commit();
+      assertThatThrownBy(update::commit)
+          .isInstanceOf(InvalidStateException.class)
+          .hasMessage("Cannot commit bloom filter update of table " + table.id() + ": already committed");
       assertThat(now).containsExactlyEntriesOf(Map.of("feature_a", new BloomFilterColumn("feature_a", OptionalLong.of(2_000), 0.05)));
       table.refresh();
       assertThat(table.bloomFilterColumns()).isEqualTo(now);

@@ -7,10 +7,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.featurestore.CommitConflictException;
+import dev.featurestore.Compaction;
 import dev.featurestore.CompactionResult;
 import dev.featurestore.ExpireResult;
 import dev.featurestore.FeatureStore;
 import dev.featurestore.FeatureTable;
+import dev.featurestore.InvalidStateException;
 import dev.featurestore.QueryResult;
 import dev.featurestore.Row;
 import dev.featurestore.core.query.TestTables;
@@ -76,7 +78,11 @@ class CompactionTest {
     }
     long before = TestTables.currentSnapshotId(events);
 
-    CompactionResult result = events.maintenance().compact().execute();
+    Compaction compaction = events.maintenance().compact();
+    CompactionResult result = compaction.execute();
+    assertThatThrownBy(compaction::execute)
+        .isInstanceOf(InvalidStateException.class)
+        .hasMessage("Cannot execute compaction of table " + events.id() + ": already executed");
 
     assertThat(result.rewrittenDataFiles()).isEqualTo(10);
     assertThat(result.addedDataFiles()).isEqualTo(1);

@@ -9,6 +9,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.featurestore.ExpireResult;
 import dev.featurestore.FeatureStore;
 import dev.featurestore.FeatureTable;
+import dev.featurestore.InvalidStateException;
 import dev.featurestore.SnapshotNotFoundException;
 import dev.featurestore.ValidationException;
 import dev.featurestore.core.query.TestTables;
@@ -187,8 +188,8 @@ class ExpireSnapshotsTest {
     expiry.execute();
 
     assertThatThrownBy(expiry::execute)
-        .isInstanceOf(IllegalStateException.class)
-        .hasMessage("Cannot expire snapshots: operation already executed");
+        .isInstanceOf(InvalidStateException.class)
+        .hasMessage("Cannot execute snapshot expiry of table " + events.id() + ": already executed");
   }
 
   @Test

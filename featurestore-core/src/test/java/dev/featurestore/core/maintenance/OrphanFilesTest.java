@@ -8,6 +8,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.featurestore.FeatureStore;
 import dev.featurestore.FeatureTable;
+import dev.featurestore.InvalidStateException;
+import dev.featurestore.OrphanFileRemoval;
 import dev.featurestore.OrphanFilesResult;
 import dev.featurestore.OrphanFilesResult.OrphanFile;
 import dev.featurestore.core.query.TestTables;
@@ -119,7 +121,11 @@ class OrphanFilesTest {
     Path stray = writeFile("data/stray-00001.parquet", 100);
     ageAllFiles(Duration.ofHours(4));
 
-    OrphanFilesResult result = events.maintenance().removeOrphanFiles().execute();
+    OrphanFileRemoval removal = events.maintenance().removeOrphanFiles();
+    OrphanFilesResult result = removal.execute();
+    assertThatThrownBy(removal::dryRun)
+        .isInstanceOf(InvalidStateException.class)
+        .hasMessage("Cannot execute orphan file removal of table " + events.id() + ": already executed");
 
     assertThat(result.deleted()).isTrue();
     assertThat(result.candidates()).extracting(OrphanFile::location).containsExactly(stray.toString());

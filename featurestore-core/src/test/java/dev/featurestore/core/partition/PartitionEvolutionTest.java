@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.featurestore.FeatureStore;
 import dev.featurestore.FeatureTable;
+import dev.featurestore.InvalidStateException;
 import dev.featurestore.PruningReport;
 import dev.featurestore.core.pruning.PruneTables;
 import java.nio.file.Path;
@@ -67,10 +68,13 @@ class PartitionEvolutionTest {
     assertThatThrownBy(() -> table.evolvePartitionSpec().removeField("ts_hour"))
         .hasMessage("Cannot change partition field: no such field in the current spec: ts_hour");
     assertThatThrownBy(() -> table.evolvePartitionSpec().commit())
-        .hasMessage("Cannot evolve partition spec of table prune.checks: no change given");
+        .isInstanceOf(InvalidStateException.class)
+        .hasMessage("Cannot commit partition spec change of table prune.checks: no change given");
     var change = table.evolvePartitionSpec().bucket("id", 2);
     change.commit();
-    assertThatThrownBy(change::commit).isInstanceOf(IllegalStateException.class);
+    assertThatThrownBy(change::commit)
+        .isInstanceOf(InvalidStateException.class)
+        .hasMessage("Cannot commit partition spec change of table prune.checks: already committed");
   }
 
   @Test

@@ -9,6 +9,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.featurestore.FeatureStore;
 import dev.featurestore.FeatureTable;
+import dev.featurestore.InvalidStateException;
 import dev.featurestore.QueryResult;
 import dev.featurestore.SchemaEvolution;
 import dev.featurestore.TableDefinition;
@@ -138,7 +139,7 @@ class SchemaEvolutionTest {
     SchemaEvolution change = events.evolveSchema().addColumn("feature_c", Types.DoubleType.get());
     change.commit();
     assertThatThrownBy(change::commit)
-        .isInstanceOf(IllegalStateException.class)
+        .isInstanceOf(InvalidStateException.class)
         .hasMessage("Cannot commit schema change: already committed");
   }
 
