@@ -1,6 +1,6 @@
 package dev.featurestore.cdc;
 
-import dev.featurestore.core.write.RecordFileWriter;
+import dev.featurestore.core.base.RecordFileWriter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

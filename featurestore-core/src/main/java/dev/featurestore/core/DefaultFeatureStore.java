@@ -20,7 +20,6 @@ import dev.featurestore.ValidationException;
 import dev.featurestore.core.catalog.CatalogRecovery;
 import dev.featurestore.core.catalog.EmbeddedCatalog;
 import dev.featurestore.core.catalog.SharedCatalogs;
-import dev.featurestore.core.metrics.ListenerReporter;
 import dev.featurestore.core.objects.S3ObjectBrowser;
 import dev.featurestore.core.storage.LocalFileIO;
 import dev.featurestore.core.storage.TieredFileIO;

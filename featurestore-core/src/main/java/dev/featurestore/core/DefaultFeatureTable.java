@@ -21,7 +21,7 @@ import dev.featurestore.core.bloom.BloomFilters;
 import dev.featurestore.core.lookup.Lookups;
 import dev.featurestore.core.maintenance.Maintenance;
 import dev.featurestore.core.partition.Partitioning;
-import dev.featurestore.core.pruning.Pruning;
+import dev.featurestore.core.query.Pruning;
 import dev.featurestore.core.query.TableQuery;
 import dev.featurestore.core.schema.SchemaChange;
 import dev.featurestore.core.snapshot.Snapshots;

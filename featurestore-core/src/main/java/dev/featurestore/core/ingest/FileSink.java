@@ -1,6 +1,6 @@
 package dev.featurestore.core.ingest;
 
-import dev.featurestore.core.write.RecordFileWriter;
+import dev.featurestore.core.base.RecordFileWriter;
 import java.util.List;
 import java.util.Map;
 import org.apache.iceberg.DataFile;

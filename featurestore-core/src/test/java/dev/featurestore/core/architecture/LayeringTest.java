@@ -50,7 +50,7 @@ class LayeringTest {
         .should().dependOnClassesThat().resideInAnyPackage(
             "dev.featurestore.core.ingest..", "dev.featurestore.core.schema..", "dev.featurestore.core.snapshot..",
             "dev.featurestore.core.query..", "dev.featurestore.core.stats..", "dev.featurestore.core.maintenance..",
-            "dev.featurestore.core.partition..", "dev.featurestore.core.pruning..", "dev.featurestore.core.bloom..",
+            "dev.featurestore.core.partition..", "dev.featurestore.core.bloom..",
             "dev.featurestore.core.lookup..", "dev.featurestore.core.tiering..")
         .check(classes);
   }
@@ -61,16 +61,16 @@ class LayeringTest {
         .should().dependOnClassesThat().resideInAnyPackage(
             "dev.featurestore.core", "dev.featurestore.core.ingest..", "dev.featurestore.core.schema..",
             "dev.featurestore.core.snapshot..", "dev.featurestore.core.query..", "dev.featurestore.core.stats..",
-            "dev.featurestore.core.maintenance..", "dev.featurestore.core.partition..", "dev.featurestore.core.pruning..",
+            "dev.featurestore.core.maintenance..", "dev.featurestore.core.partition..",
             "dev.featurestore.core.bloom..", "dev.featurestore.core.lookup..", "dev.featurestore.core.tiering..",
-            "dev.featurestore.core.objects..", "dev.featurestore.core.dashboard..", "dev.featurestore.core.metrics..")
+            "dev.featurestore.core.objects..", "dev.featurestore.core.dashboard..")
         .check(classes);
   }
 
   @Test
   void tableConcerns_areIndependentOfEachOther() {
     slices().matching(
-            "dev.featurestore.core.(ingest|schema|snapshot|query|stats|maintenance|partition|pruning|bloom|lookup|tiering|objects|dashboard|metrics)..")
+            "dev.featurestore.core.(ingest|schema|snapshot|query|stats|maintenance|partition|bloom|lookup|tiering|objects|dashboard)..")
         .should().notDependOnEachOther()
         .check(classes);
   }
@@ -80,7 +80,7 @@ class LayeringTest {
     noClasses().that().resideInAnyPackage(
             "dev.featurestore.core.ingest..", "dev.featurestore.core.schema..", "dev.featurestore.core.snapshot..",
             "dev.featurestore.core.query..", "dev.featurestore.core.stats..", "dev.featurestore.core.maintenance..",
-            "dev.featurestore.core.partition..", "dev.featurestore.core.pruning..", "dev.featurestore.core.bloom..",
+            "dev.featurestore.core.partition..", "dev.featurestore.core.bloom..",
             "dev.featurestore.core.lookup..", "dev.featurestore.core.tiering..")
         .should().dependOnClassesThat().resideInAPackage("dev.featurestore.core")
         .check(classes);

@@ -7,7 +7,7 @@ import dev.featurestore.FeatureStore;
 import dev.featurestore.FeatureTable;
 import dev.featurestore.InvalidStateException;
 import dev.featurestore.PruningReport;
-import dev.featurestore.core.pruning.PruneTables;
+import dev.featurestore.core.query.PruneTables;
 import java.nio.file.Path;
 import java.time.LocalDate;
 import java.util.List;

@@ -1,10 +1,9 @@
-package dev.featurestore.core.pruning;
+package dev.featurestore.core.query;
 
 import dev.featurestore.FeatureStore;
 import dev.featurestore.FeatureTable;
 import dev.featurestore.PartitionSpecBuilder;
 import dev.featurestore.TableDefinition;
-import dev.featurestore.core.query.TestTables;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.OffsetDateTime;

@@ -1,4 +1,4 @@
-package dev.featurestore.core.write;
+package dev.featurestore.core.base;
 
 import static java.util.Objects.requireNonNull;
 

@@ -1,4 +1,4 @@
-package dev.featurestore.core.metrics;
+package dev.featurestore.core;
 
 import static java.util.Objects.requireNonNull;
 
@@ -23,7 +23,7 @@ import org.slf4j.LoggerFactory;
  * reports into the library's records and hands them to a {@link MetricsListener}. Also logs each
  * report at DEBUG, so {@code dev.featurestore.core.metrics=debug} shows every scan and commit.
  */
-public final class ListenerReporter implements MetricsReporter {
+final class ListenerReporter implements MetricsReporter {
   private static final Logger LOG = LoggerFactory.getLogger(ListenerReporter.class);
 
   private final TableId table;

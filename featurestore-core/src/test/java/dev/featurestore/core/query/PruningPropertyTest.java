@@ -1,11 +1,10 @@
-package dev.featurestore.core.pruning;
+package dev.featurestore.core.query;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.featurestore.FeatureStore;
 import dev.featurestore.FeatureTable;
 import dev.featurestore.QueryResult;
-import dev.featurestore.core.query.TestTables;
 import java.nio.file.Path;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;

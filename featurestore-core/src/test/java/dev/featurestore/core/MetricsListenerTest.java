@@ -1,4 +1,4 @@
-package dev.featurestore.core.metrics;
+package dev.featurestore.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package dev.featurestore.core.pruning;
+package dev.featurestore.core.query;
 
 import static java.util.Objects.requireNonNull;
 

@@ -1,4 +1,4 @@
-package dev.featurestore.core.pruning;
+package dev.featurestore.core.query;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
