@@ -10,7 +10,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * The layering of the code, written down once so it cannot drift silently.
+ * The layering of the code, written down once so it cannot drift silently; docs/architecture.md
+ * draws it.
  *
  * <ul>
  *   <li>The API ({@code dev.featurestore}, {@code dev.featurestore.spi}) knows nothing of the
@@ -19,7 +20,8 @@ import org.junit.jupiter.api.Test;
  *   <li>The floor ({@code core.base}: the table handle, error translation, commit marks and the
  *       other pieces every concern shares) sits above storage and catalog and below the concerns:
  *       it knows no concern and not the composition root.
- *   <li>Each table concern (ingest, schema, snapshot, query, stats, maintenance) stands alone: no concern
+ *   <li>Each table concern (ingest, schema, partition, bloom, snapshot, query, stats, maintenance, lookup,
+ *       tiering, objects, dashboard) stands alone: no concern
  *       depends on another, and none on the store implementation (the composition root); what they
  *       share lives in the floor.
  * </ul>
@@ -51,7 +53,8 @@ class LayeringTest {
             "dev.featurestore.core.ingest..", "dev.featurestore.core.schema..", "dev.featurestore.core.snapshot..",
             "dev.featurestore.core.query..", "dev.featurestore.core.stats..", "dev.featurestore.core.maintenance..",
             "dev.featurestore.core.partition..", "dev.featurestore.core.bloom..",
-            "dev.featurestore.core.lookup..", "dev.featurestore.core.tiering..")
+            "dev.featurestore.core.lookup..", "dev.featurestore.core.tiering..", "dev.featurestore.core.objects..",
+            "dev.featurestore.core.dashboard..")
         .check(classes);
   }
 
@@ -81,7 +84,8 @@ class LayeringTest {
             "dev.featurestore.core.ingest..", "dev.featurestore.core.schema..", "dev.featurestore.core.snapshot..",
             "dev.featurestore.core.query..", "dev.featurestore.core.stats..", "dev.featurestore.core.maintenance..",
             "dev.featurestore.core.partition..", "dev.featurestore.core.bloom..",
-            "dev.featurestore.core.lookup..", "dev.featurestore.core.tiering..")
+            "dev.featurestore.core.lookup..", "dev.featurestore.core.tiering..", "dev.featurestore.core.objects..",
+            "dev.featurestore.core.dashboard..")
         .should().dependOnClassesThat().resideInAPackage("dev.featurestore.core")
         .check(classes);
   }
