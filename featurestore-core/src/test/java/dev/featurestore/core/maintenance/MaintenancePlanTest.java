@@ -52,6 +52,24 @@ class MaintenancePlanTest {
   }
 
   @Test
+  @SuppressWarnings("deprecation")
+  void plan_deprecatedRunWithListener_executesOnce() {
+    appendRows(events, 0, 10);
+    appendRows(events, 10, 10);
+    MaintenancePlan plan = events.maintenance().plan(MaintenancePolicy.builder().expireWhenSnapshotsAtLeast(2)
+        .retainLastSnapshots(1).maxSnapshotAge(Duration.ZERO).build());
+    List<MaintenanceProgress> progress = new ArrayList<>();
+
+    MaintenanceReport report = plan.run(progress::add);
+
+    assertThat(report.expiry().orElseThrow().expiredSnapshots()).isEqualTo(1);
+    assertThat(progress).extracting(MaintenanceProgress::status).startsWith(Status.STARTED).contains(Status.FINISHED);
+    assertThatThrownBy(plan::run)
+        .isInstanceOf(InvalidStateException.class)
+        .hasMessage("Cannot execute maintenance plan of table " + events.id() + ": already executed");
+  }
+
+  @Test
   void plan_thresholdsDecideStepsAndRunReportsProgressInSafeOrder() {
     for (int i = 0; i < 6; i++) {
       appendRows(events, i * 10L, 10);

@@ -8,8 +8,10 @@ import dev.featurestore.ExportResult;
 import dev.featurestore.FeatureStore;
 import dev.featurestore.FeatureTable;
 import dev.featurestore.IngestResult;
+import dev.featurestore.InvalidStateException;
 import dev.featurestore.NotFoundException;
 import dev.featurestore.ObjectMetadata;
+import dev.featurestore.ObjectUpload;
 import dev.featurestore.StorageException;
 import dev.featurestore.TableDefinition;
 import dev.featurestore.TableId;
@@ -84,7 +86,17 @@ class StagingAndExportTest {
     assertThatThrownBy(() -> store.objects().stage("small.csv").from(file).commit())
         .isInstanceOf(AlreadyExistsException.class)
         .hasMessage("Cannot upload object: object already exists, pass overwrite(true) to replace it: raw/small.csv");
-    assertThat(store.objects().stage("small.csv").from(file).overwrite(true).commit().bytes()).isEqualTo(12);
+    ObjectUpload once = store.objects().stage("small.csv").from(file).overwrite(true);
+    assertThat(once.commit().bytes()).isEqualTo(12);
+    assertThatThrownBy(once::commit)
+        .isInstanceOf(InvalidStateException.class)
+        .hasMessage("Cannot commit upload: already committed: raw/small.csv");
+    assertThatThrownBy(() -> once.listener((sent, total) -> {}))
+        .isInstanceOf(InvalidStateException.class)
+        .hasMessage("Cannot change upload: already committed: raw/small.csv");
+    assertThatThrownBy(() -> store.objects().stage("none.csv").commit())
+        .isInstanceOf(InvalidStateException.class)
+        .hasMessage("Cannot commit upload: no source set: raw/none.csv");
     assertThatThrownBy(() -> store.objects().stage("missing.csv").from(root.resolve("nope.csv")).commit())
         .isInstanceOf(NotFoundException.class).hasMessage("Cannot upload file: file does not exist: " + root.resolve("nope.csv"));
     assertThatThrownBy(() -> store.objects().stage("x.csv").partSize(4_999_999))
