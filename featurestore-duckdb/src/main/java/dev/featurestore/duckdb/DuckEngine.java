@@ -49,11 +49,13 @@ final class DuckEngine implements SqlEngine {
   private final Optional<Duration> defaultTimeout;
   private final Set<Execution> running = ConcurrentHashMap.newKeySet();
   private final ScanPlanner.PlanCache plans = new ScanPlanner.PlanCache(64, 100_000);
+  private final SqlGuard.Limits limits;
   private volatile boolean closed = false;
 
   DuckEngine(FeatureStore store, int threads, String memoryLimit, Optional<Path> work, long cacheMaxBytes,
-      int fetchThreads, Optional<Duration> defaultTimeout) {
+      int fetchThreads, Optional<Duration> defaultTimeout, int maxSqlLength) {
     this.store = requireNonNull(store, "store is null");
+    this.limits = new SqlGuard.Limits(maxSqlLength, memoryLimit, MemorySizes.parse(memoryLimit));
     this.defaultTimeout = defaultTimeout;
     try {
       Path dir = work.isPresent() ? work.get()
@@ -162,6 +164,10 @@ final class DuckEngine implements SqlEngine {
   /** The store's cold tier, whose cache holds the cold files queries read; empty without one. */
   Optional<TieredFileIO> coldTier() {
     return coldTier;
+  }
+
+  SqlGuard.Limits limits() {
+    return limits;
   }
 
   FeatureStore store() {

@@ -60,7 +60,7 @@ final class Execution implements AutoCloseable {
         timeoutTask = engine.timer().schedule(() -> cancel(true), timeout.toNanos(), TimeUnit.NANOSECONDS);
       }
       connection = engine.newConnection();
-      SqlGuard.check(connection, sql, relations.keySet());
+      SqlGuard.check(connection, sql, relations.keySet(), engine.limits());
       long start = System.nanoTime();
       for (Map.Entry<String, TableVersion> relation : relations.entrySet()) {
         TableVersion version = relation.getValue();
@@ -271,6 +271,15 @@ final class Execution implements AutoCloseable {
       return cancelledException(e);
     }
     String firstLine = message.lines().findFirst().orElse(message);
+    if (message.startsWith("Out of Memory Error")) {
+      return new QueryOutOfMemoryException("Cannot run query: out of memory: limit " + engine.limits().memoryLimit()
+          + ": " + firstLine, e);
+    }
+    if (message.startsWith("Invalid Input Error: Invalid result set")) {
+      // with streamed results DuckDB reports an operator's out-of-memory only as this
+      return new QueryOutOfMemoryException("Cannot run query: out of memory: limit " + engine.limits().memoryLimit()
+          + ": DuckDB reported \"Invalid result set\" while streaming, which is how it reports running out of memory", e);
+    }
     if (message.startsWith("Permission Error")) {
       return new SqlRefusedException("Cannot run query: access refused: " + firstLine, e);
     }
