@@ -1,5 +1,6 @@
 package dev.featurestore.duckdb;
 
+import dev.featurestore.InvalidStateException;
 import dev.featurestore.core.storage.FileCache;
 import dev.featurestore.core.storage.TieredFileIO;
 
@@ -212,7 +213,7 @@ final class DuckEngine implements SqlEngine {
 
   void checkOpen() {
     if (closed) {
-      throw new IllegalStateException("Cannot run query: the DuckDB engine is closed");
+      throw new InvalidStateException("Cannot run query: the DuckDB engine is closed");
     }
   }
 

@@ -1,5 +1,7 @@
 package dev.featurestore.duckdb;
 
+import dev.featurestore.InvalidStateException;
+import dev.featurestore.InvalidArgumentException;
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -62,14 +64,14 @@ final class DuckSqlQuery implements SqlQuery {
     requireNonNull(name, "name is null");
     requireNonNull(version, "version is null");
     if (!name.matches("[A-Za-z_][A-Za-z0-9_]*")) {
-      throw new IllegalArgumentException("Cannot name table: not a plain SQL identifier: " + name);
+      throw new InvalidArgumentException("Cannot name table: not a plain SQL identifier: " + name);
     }
     if (name.startsWith("__")) {
-      throw new IllegalArgumentException("Cannot name table: names starting with __ are reserved: " + name);
+      throw new InvalidArgumentException("Cannot name table: names starting with __ are reserved: " + name);
     }
     for (String existing : relations.keySet()) {
       if (existing.equalsIgnoreCase(name)) {
-        throw new IllegalArgumentException("Cannot name table: name already given: " + name);
+        throw new InvalidArgumentException("Cannot name table: name already given: " + name);
       }
     }
     Map<String, TableVersion> more = new LinkedHashMap<>(relations);
@@ -81,7 +83,7 @@ final class DuckSqlQuery implements SqlQuery {
   public SqlQuery timeout(Duration value) {
     requireNonNull(value, "timeout is null");
     if (value.isNegative() || value.isZero()) {
-      throw new IllegalArgumentException("Cannot set timeout: must be positive: " + value);
+      throw new InvalidArgumentException("Cannot set timeout: must be positive: " + value);
     }
     return new DuckSqlQuery(engine, sql, relations, value, parameters);
   }
@@ -120,7 +122,11 @@ final class DuckSqlQuery implements SqlQuery {
   @Override
   public SqlExport exportToBucket(String name) {
     requireNonNull(name, "name is null");
-    ObjectKeys.check(name);
+    try {
+      ObjectKeys.check(name);
+    } catch (IllegalArgumentException e) {
+      throw new InvalidArgumentException(e.getMessage(), e);
+    }
     ObjectStorage storage = engine.store().config().objectStorage().orElseThrow(() -> new ValidationException(
         "Cannot export query to bucket: the store is not on object storage, use exportParquet(Path): " + name));
     engine.checkOpen();
@@ -212,7 +218,7 @@ final class DuckSqlQuery implements SqlQuery {
       try {
         root.set("parameters", JSON.readTree(parameters));
       } catch (java.io.IOException e) {
-        throw new IllegalStateException("Cannot write lineage: invalid parameters: " + e.getMessage(), e);
+        throw new InvalidStateException("Cannot write lineage: invalid parameters: " + e.getMessage(), e);
       }
     }
     root.put("exported_at", java.time.Instant.now().toString());

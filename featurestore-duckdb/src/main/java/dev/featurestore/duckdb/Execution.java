@@ -1,5 +1,6 @@
 package dev.featurestore.duckdb;
 
+import dev.featurestore.InvalidStateException;
 import dev.featurestore.core.storage.FileCache;
 import dev.featurestore.core.storage.TieredFileIO;
 
@@ -103,7 +104,7 @@ final class Execution implements AutoCloseable {
           Relations.register(connection, relation.getKey(), scan, location -> {
             String path = local.get(location);
             if (path == null) {
-              throw new IllegalStateException("Cannot find local file: not fetched: " + location);
+              throw new InvalidStateException("Cannot find local file: not fetched: " + location);
             }
             return path;
           }, index);

@@ -1,5 +1,6 @@
 package dev.featurestore.duckdb;
 
+import dev.featurestore.InvalidArgumentException;
 import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -18,7 +19,7 @@ final class MemorySizes {
   static long parse(String text) {
     Matcher m = SIZE.matcher(text);
     if (!m.matches()) {
-      throw new dev.featurestore.InvalidArgumentException("Cannot read memory size: expected a size such as 512MB: "
+      throw new InvalidArgumentException("Cannot read memory size: expected a size such as 512MB: "
           + text);
     }
     double base = m.group(3).isEmpty() ? 1000 : 1024;

@@ -59,7 +59,7 @@ public interface SqlQuery {
    * @throws dev.featurestore.ValidationException if the store is not on object storage
    * @throws dev.featurestore.AlreadyExistsException if the object exists (checked before writing;
    *     B2 has no conditional writes, so a concurrent exporter of the same name can still race)
-   * @throws IllegalArgumentException if the name is not a valid object key
+   * @throws dev.featurestore.InvalidArgumentException if the name is not a valid object key
    */
   SqlExport exportToBucket(String name);
 }

@@ -1,5 +1,6 @@
 package dev.featurestore.duckdb;
 
+import dev.featurestore.InvalidArgumentException;
 import static java.util.Objects.requireNonNull;
 
 import dev.featurestore.FeatureTable;
@@ -82,7 +83,7 @@ public final class TableVersion {
   public TableVersion select(String... selected) {
     requireNonNull(selected, "columns is null");
     if (selected.length == 0) {
-      throw new IllegalArgumentException("Cannot select columns: no column given");
+      throw new InvalidArgumentException("Cannot select columns: no column given");
     }
     for (String column : selected) {
       requireNonNull(column, "column is null");

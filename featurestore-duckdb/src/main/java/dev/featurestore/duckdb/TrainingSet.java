@@ -1,5 +1,7 @@
 package dev.featurestore.duckdb;
 
+import dev.featurestore.InvalidStateException;
+import dev.featurestore.InvalidArgumentException;
 import static dev.featurestore.duckdb.DuckTypes.identifier;
 import static java.util.Objects.requireNonNull;
 
@@ -106,17 +108,17 @@ public final class TrainingSet {
       requireNonNull(name, "name is null");
       requireNonNull(version, "version is null");
       if (!name.matches("[A-Za-z_][A-Za-z0-9_]*") || name.startsWith("__")) {
-        throw new IllegalArgumentException("Cannot add feature table: not a plain SQL identifier: " + name);
+        throw new InvalidArgumentException("Cannot add feature table: not a plain SQL identifier: " + name);
       }
       if (features.stream().anyMatch(f -> f.name().equalsIgnoreCase(name))) {
-        throw new IllegalArgumentException("Cannot add feature table: name already given: " + name);
+        throw new InvalidArgumentException("Cannot add feature table: name already given: " + name);
       }
       if (ttl != null && (ttl.isNegative() || ttl.isZero())) {
-        throw new IllegalArgumentException("Cannot add feature table: TTL must be positive: " + ttl);
+        throw new InvalidArgumentException("Cannot add feature table: TTL must be positive: " + ttl);
       }
       requireNonNull(columns, "columns is null");
       if (columns.length == 0) {
-        throw new IllegalArgumentException("Cannot add feature table: no feature column given: " + name);
+        throw new InvalidArgumentException("Cannot add feature table: no feature column given: " + name);
       }
       List<String> list = new ArrayList<>();
       for (String c : columns) {
@@ -130,17 +132,17 @@ public final class TrainingSet {
     private static String column(String value, String what) {
       requireNonNull(value, what + " is null");
       if (value.isBlank()) {
-        throw new IllegalArgumentException("Cannot build training set: blank " + what);
+        throw new InvalidArgumentException("Cannot build training set: blank " + what);
       }
       return value;
     }
 
     public TrainingSet build() {
       if (labels == null) {
-        throw new IllegalStateException("Cannot build training set: no labels given");
+        throw new InvalidStateException("Cannot build training set: no labels given");
       }
       if (features.isEmpty()) {
-        throw new IllegalStateException("Cannot build training set: no feature table given");
+        throw new InvalidStateException("Cannot build training set: no feature table given");
       }
       StringBuilder select = new StringBuilder("SELECT l.*");
       StringBuilder from = new StringBuilder(" FROM labels l");

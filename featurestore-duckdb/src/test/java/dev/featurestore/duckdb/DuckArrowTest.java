@@ -155,11 +155,11 @@ class DuckArrowTest {
     ArrowReader reader = result.arrow(allocator);
     assertThat(reader.loadNextBatch()).isTrue();
     assertThatThrownBy(() -> result.arrow(allocator))
-        .isInstanceOf(IllegalStateException.class)
+        .isExactlyInstanceOf(dev.featurestore.InvalidStateException.class)
         .hasMessage("Cannot read query result as Arrow: already read (a result is single-use)");
     result.close(); // the reader is left open on purpose: the result closes it, the allocator ends empty
     assertThatThrownBy(reader::loadNextBatch)
-        .isInstanceOf(IllegalStateException.class)
+        .isExactlyInstanceOf(dev.featurestore.InvalidStateException.class)
         .hasMessage("Cannot read Arrow batches: reader is closed");
     reader.close(); // a second close is harmless
     assertThat(allocator.getAllocatedMemory()).isZero();

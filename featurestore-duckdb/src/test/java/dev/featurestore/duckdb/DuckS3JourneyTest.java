@@ -224,7 +224,7 @@ class DuckS3JourneyTest {
           .isInstanceOf(AlreadyExistsException.class)
           .hasMessage("Cannot export query: object already exists: exports/train-2026-01.parquet");
       assertThatThrownBy(() -> set.exportToBucket("../escape"))
-          .isInstanceOf(IllegalArgumentException.class)
+          .isExactlyInstanceOf(dev.featurestore.InvalidArgumentException.class)
           .hasMessage("Cannot use object key: parent segment: ../escape");
 
       // a failed upload leaves no object
