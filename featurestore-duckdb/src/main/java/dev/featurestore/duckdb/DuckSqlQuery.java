@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.featurestore.AlreadyExistsException;
 import dev.featurestore.ObjectStorage;
 import dev.featurestore.StorageException;
+import dev.featurestore.TimeTravelQuery;
 import dev.featurestore.ValidationException;
 import dev.featurestore.core.base.Errors;
 import dev.featurestore.core.storage.s3.Bucket;
@@ -37,15 +38,15 @@ final class DuckSqlQuery implements SqlQuery {
 
   private final DuckEngine engine;
   private final String sql;
-  private final Map<String, TableVersion> relations;
+  private final Map<String, TimeTravelQuery> relations;
   private final Duration timeout;
   private final String parameters; // JSON added to the lineage (a training set's definition), or null
 
-  DuckSqlQuery(DuckEngine engine, String sql, Map<String, TableVersion> relations, Duration timeout) {
+  DuckSqlQuery(DuckEngine engine, String sql, Map<String, TimeTravelQuery> relations, Duration timeout) {
     this(engine, sql, relations, timeout, null);
   }
 
-  DuckSqlQuery(DuckEngine engine, String sql, Map<String, TableVersion> relations, Duration timeout,
+  DuckSqlQuery(DuckEngine engine, String sql, Map<String, TimeTravelQuery> relations, Duration timeout,
       String parameters) {
     this.engine = engine;
     this.sql = sql;
@@ -60,7 +61,7 @@ final class DuckSqlQuery implements SqlQuery {
   }
 
   @Override
-  public SqlQuery table(String name, TableVersion version) {
+  public SqlQuery table(String name, TimeTravelQuery version) {
     requireNonNull(name, "name is null");
     requireNonNull(version, "version is null");
     if (!name.matches("[A-Za-z_][A-Za-z0-9_]*")) {
@@ -74,7 +75,7 @@ final class DuckSqlQuery implements SqlQuery {
         throw new InvalidArgumentException("Cannot name table: name already given: " + name);
       }
     }
-    Map<String, TableVersion> more = new LinkedHashMap<>(relations);
+    Map<String, TimeTravelQuery> more = new LinkedHashMap<>(relations);
     more.put(name, version);
     return new DuckSqlQuery(engine, sql, more, timeout, parameters);
   }
@@ -204,7 +205,7 @@ final class DuckSqlQuery implements SqlQuery {
     root.put("sql", sql);
     ArrayNode tables = root.putArray("tables");
     int i = 0;
-    for (Map.Entry<String, TableVersion> relation : relations.entrySet()) {
+    for (Map.Entry<String, TimeTravelQuery> relation : relations.entrySet()) {
       PlannedScan scan = execution.scans().get(i++);
       ObjectNode table = tables.addObject();
       table.put("name", relation.getKey());

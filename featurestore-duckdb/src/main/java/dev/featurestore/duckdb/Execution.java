@@ -6,6 +6,7 @@ import dev.featurestore.core.storage.TieredFileIO;
 
 import dev.featurestore.FeatureStoreException;
 import dev.featurestore.StorageException;
+import dev.featurestore.TimeTravelQuery;
 import dev.featurestore.core.base.Errors;
 import dev.featurestore.duckdb.ScanPlanner.PlannedScan;
 import java.sql.SQLException;
@@ -31,7 +32,7 @@ import org.duckdb.DuckDBConnection;
 final class Execution implements AutoCloseable {
   private final DuckEngine engine;
   private final String sql;
-  private final Map<String, TableVersion> relations;
+  private final Map<String, TimeTravelQuery> relations;
   private final Duration timeout;
   private final List<FileCache.Lease> leases = new ArrayList<>();
   private final List<TableScanStats> tableStats = new ArrayList<>();
@@ -46,7 +47,7 @@ final class Execution implements AutoCloseable {
   private long fetchNanos = 0;
   private java.nio.file.Path fallbackDirectory;
 
-  Execution(DuckEngine engine, String sql, Map<String, TableVersion> relations, Duration timeout) {
+  Execution(DuckEngine engine, String sql, Map<String, TimeTravelQuery> relations, Duration timeout) {
     this.engine = engine;
     this.sql = sql;
     this.relations = relations;
@@ -63,12 +64,12 @@ final class Execution implements AutoCloseable {
       connection = engine.newConnection();
       SqlGuard.check(connection, sql, relations.keySet(), engine.limits());
       long start = System.nanoTime();
-      for (Map.Entry<String, TableVersion> relation : relations.entrySet()) {
-        TableVersion version = relation.getValue();
+      for (Map.Entry<String, TimeTravelQuery> relation : relations.entrySet()) {
+        TimeTravelQuery version = relation.getValue();
         try {
           scans.add(ScanPlanner.plan(version, engine.plans()));
         } catch (RuntimeException e) {
-          throw Errors.translate(e, "plan scan of table " + version.table().id());
+          throw Errors.translate(e, "plan scan of table " + version.table());
         }
         checkCancelled();
       }
@@ -97,7 +98,7 @@ final class Execution implements AutoCloseable {
       }
       fetchNanos = System.nanoTime() - start;
       int index = 0;
-      for (Map.Entry<String, TableVersion> relation : relations.entrySet()) {
+      for (Map.Entry<String, TimeTravelQuery> relation : relations.entrySet()) {
         PlannedScan scan = scans.get(index);
         Map<String, String> local = paths.get(index);
         try {

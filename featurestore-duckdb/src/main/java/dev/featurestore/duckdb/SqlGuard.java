@@ -113,7 +113,7 @@ final class SqlGuard {
         }
         if (!node.path("at_clause").isNull() && !node.path("at_clause").isMissingNode()) {
           throw new SqlRefusedException("Cannot run query: AT clauses are not allowed (choose the version with "
-              + "TableVersion): " + table);
+              + "table(name, query)): " + table);
         }
         if (!names.contains(table.toLowerCase(Locale.ROOT))) {
           throw new NotFoundException("Cannot run query: unknown table (give it to the query with table(name, "

@@ -133,8 +133,8 @@ class DuckArrowTest {
   @Test
   void trainingSet_asArrow_equalsRows() throws Exception {
     TrainingSet set = sql.trainingSet()
-        .labels(TableVersion.of(events).select("entity_id", "event_time"), "entity_id", "event_time")
-        .features("ev", TableVersion.of(events), "entity_id", "event_time", null, "feature_b")
+        .labels(events.query().select("entity_id", "event_time"), "entity_id", "event_time")
+        .features("ev", events.query(), "entity_id", "event_time", null, "feature_b")
         .build();
     List<Object> expected = set.toList().stream().map(r -> (Object) r.get("ev__feature_b")).toList();
     List<Object> actual = new ArrayList<>();

@@ -111,22 +111,22 @@ class DuckErrorTypesTest {
     assertThatThrownBy(() -> sql.trainingSet().build())
         .isExactlyInstanceOf(InvalidStateException.class)
         .hasMessage("Cannot build training set: no labels given");
-    assertThatThrownBy(() -> sql.trainingSet().labels(TableVersion.of(events), "entity_id", "event_time").build())
+    assertThatThrownBy(() -> sql.trainingSet().labels(events.query(), "entity_id", "event_time").build())
         .isExactlyInstanceOf(InvalidStateException.class)
         .hasMessage("Cannot build training set: no feature table given");
-    assertThatThrownBy(() -> sql.trainingSet().labels(TableVersion.of(events), " ", "event_time"))
+    assertThatThrownBy(() -> sql.trainingSet().labels(events.query(), " ", "event_time"))
         .isExactlyInstanceOf(InvalidArgumentException.class)
         .hasMessage("Cannot build training set: blank entity column");
     assertThatThrownBy(() -> sql.trainingSet()
-        .features("a b", TableVersion.of(events), "entity_id", "event_time", null, "feature_a"))
+        .features("a b", events.query(), "entity_id", "event_time", null, "feature_a"))
         .isExactlyInstanceOf(InvalidArgumentException.class)
         .hasMessage("Cannot add feature table: not a plain SQL identifier: a b");
     assertThatThrownBy(() -> sql.trainingSet()
-        .features("ev", TableVersion.of(events), "entity_id", "event_time", Duration.ZERO, "feature_a"))
+        .features("ev", events.query(), "entity_id", "event_time", Duration.ZERO, "feature_a"))
         .isExactlyInstanceOf(InvalidArgumentException.class)
         .hasMessage("Cannot add feature table: TTL must be positive: PT0S");
     assertThatThrownBy(() -> sql.trainingSet()
-        .features("ev", TableVersion.of(events), "entity_id", "event_time", null))
+        .features("ev", events.query(), "entity_id", "event_time", null))
         .isExactlyInstanceOf(InvalidArgumentException.class)
         .hasMessage("Cannot add feature table: no feature column given: ev");
   }
