@@ -194,6 +194,23 @@ class DuckSqlTest {
       assertThat(stats.plannedDataFiles()).isEqualTo(1);
       assertThat(stats.plannedBytes()).isPositive();
       assertThat(stats.planningTime()).isPositive();
+      // the same vocabulary as the core query's ScanStats, with the same counts
+      assertThat(stats.prunedDataFiles()).isEqualTo(3);
+      dev.featurestore.ScanStats sqlScan = result.stats().scanStats("t");
+      try (dev.featurestore.QueryResult core = version.execute()) {
+        core.toList();
+        dev.featurestore.ScanStats coreScan = core.scanStats();
+        assertThat(sqlScan.snapshotId()).isEqualTo(coreScan.snapshotId());
+        assertThat(sqlScan.totalDataFiles()).isEqualTo(coreScan.totalDataFiles());
+        assertThat(sqlScan.plannedDataFiles()).isEqualTo(coreScan.plannedDataFiles());
+        assertThat(sqlScan.prunedDataFiles()).isEqualTo(coreScan.prunedDataFiles());
+        assertThat(sqlScan.plannedDeleteFiles()).isEqualTo(coreScan.plannedDeleteFiles());
+        assertThat(sqlScan.plannedBytes()).isEqualTo(coreScan.plannedBytes());
+        assertThat(sqlScan.rowsReturned()).isEqualTo(coreScan.rowsReturned()).isEqualTo(1);
+      }
+      assertThatThrownBy(() -> result.stats().scanStats("nope"))
+          .isExactlyInstanceOf(dev.featurestore.NotFoundException.class)
+          .hasMessage("Cannot find scan stats: no relation of that name in the query: nope");
     }
   }
 
