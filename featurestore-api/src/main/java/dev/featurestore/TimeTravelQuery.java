@@ -2,6 +2,8 @@ package dev.featurestore;
 
 import java.nio.file.Path;
 import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.expressions.Expression;
 
@@ -42,6 +44,27 @@ public interface TimeTravelQuery {
 
   /** Adds a row filter, combined with earlier filters by AND. */
   TimeTravelQuery filter(Expression filter);
+
+  /** The table this query reads. */
+  TableId table();
+
+  /** The version this query names (not yet resolved: a time or a ref resolves when the query runs). */
+  ReadVersion version();
+
+  /** The selected columns in the order given, or empty for every column of the version's schema. */
+  Optional<List<String>> columns();
+
+  /** The row filter (all filters combined by AND; {@code alwaysTrue()} when none). */
+  Expression filter();
+
+  /**
+   * Escape hatch to the underlying {@code org.apache.iceberg.Table} this query reads, outside the
+   * compatibility promise (as {@link FeatureTable#unwrap}); other readers, such as the SQL adapter,
+   * plan the same version through it.
+   *
+   * @throws InvalidArgumentException if the query holds nothing of that type
+   */
+  <T> T unwrap(Class<T> type);
 
   /** The schema of the rows this query returns. Resolves the version. */
   Schema schema();

@@ -1,5 +1,6 @@
 package dev.featurestore.duckdb;
 
+import dev.featurestore.InvalidStateException;
 import dev.featurestore.core.storage.FileCache;
 import dev.featurestore.core.storage.TieredFileIO;
 
@@ -49,11 +50,13 @@ final class DuckEngine implements SqlEngine {
   private final Optional<Duration> defaultTimeout;
   private final Set<Execution> running = ConcurrentHashMap.newKeySet();
   private final ScanPlanner.PlanCache plans = new ScanPlanner.PlanCache(64, 100_000);
+  private final SqlGuard.Limits limits;
   private volatile boolean closed = false;
 
   DuckEngine(FeatureStore store, int threads, String memoryLimit, Optional<Path> work, long cacheMaxBytes,
-      int fetchThreads, Optional<Duration> defaultTimeout) {
+      int fetchThreads, Optional<Duration> defaultTimeout, int maxSqlLength) {
     this.store = requireNonNull(store, "store is null");
+    this.limits = new SqlGuard.Limits(maxSqlLength, memoryLimit, MemorySizes.parse(memoryLimit));
     this.defaultTimeout = defaultTimeout;
     try {
       Path dir = work.isPresent() ? work.get()
@@ -164,6 +167,10 @@ final class DuckEngine implements SqlEngine {
     return coldTier;
   }
 
+  SqlGuard.Limits limits() {
+    return limits;
+  }
+
   FeatureStore store() {
     return store;
   }
@@ -206,7 +213,7 @@ final class DuckEngine implements SqlEngine {
 
   void checkOpen() {
     if (closed) {
-      throw new IllegalStateException("Cannot run query: the DuckDB engine is closed");
+      throw new InvalidStateException("Cannot run query: the DuckDB engine is closed");
     }
   }
 

@@ -3,6 +3,7 @@ package dev.featurestore.duckdb;
 import static java.util.Objects.requireNonNull;
 
 import dev.featurestore.FeatureStore;
+import dev.featurestore.InvalidArgumentException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
@@ -20,6 +21,9 @@ import java.util.Optional;
  * }</pre>
  */
 public final class DuckQueries {
+  /** The default cap on the length of SQL text, in characters: 1,000,000 (see {@link Builder#maxSqlLength}). */
+  public static final int DEFAULT_MAX_SQL_LENGTH = 1_000_000;
+
   private DuckQueries() {}
 
   /** An engine with the default settings (2 threads, 1GB memory, 10 GiB cache). */
@@ -40,6 +44,7 @@ public final class DuckQueries {
     private long cacheMaxBytes = 10L << 30;
     private int fetchThreads = 4;
     private Duration defaultTimeout;
+    private int maxSqlLength = DEFAULT_MAX_SQL_LENGTH;
 
     private Builder(FeatureStore store) {
       this.store = requireNonNull(store, "store is null");
@@ -47,9 +52,7 @@ public final class DuckQueries {
 
     /** DuckDB worker threads (default 2). */
     public Builder threads(int value) {
-      if (value < 1) {
-        throw new IllegalArgumentException("Cannot set threads: must be at least 1: " + value);
-      }
+      InvalidArgumentException.check(value >= 1, "Cannot set threads: must be at least 1: %s", value);
       this.threads = value;
       return this;
     }
@@ -57,9 +60,8 @@ public final class DuckQueries {
     /** DuckDB's memory limit, as DuckDB writes it: "512MB", "2GB" (default 1GB). */
     public Builder memoryLimit(String value) {
       requireNonNull(value, "memoryLimit is null");
-      if (!value.matches("\\d+(\\.\\d+)?\\s*[KMGT]i?B")) {
-        throw new IllegalArgumentException("Cannot set memory limit: expected a size such as 512MB or 2GB: " + value);
-      }
+      InvalidArgumentException.check(MemorySizes.isSize(value),
+          "Cannot set memory limit: expected a size such as 512MB or 2GB: %s", value);
       this.memoryLimit = value;
       return this;
     }
@@ -76,18 +78,14 @@ public final class DuckQueries {
 
     /** The cache's size bound in bytes (default 10 GiB). */
     public Builder cacheMaxBytes(long value) {
-      if (value < 0) {
-        throw new IllegalArgumentException("Cannot set cache size: must not be negative: " + value);
-      }
+      InvalidArgumentException.check(value >= 0, "Cannot set cache size: must not be negative: %s", value);
       this.cacheMaxBytes = value;
       return this;
     }
 
     /** Parallel fetches of remote files (default 4). */
     public Builder fetchThreads(int value) {
-      if (value < 1) {
-        throw new IllegalArgumentException("Cannot set fetch threads: must be at least 1: " + value);
-      }
+      InvalidArgumentException.check(value >= 1, "Cannot set fetch threads: must be at least 1: %s", value);
       this.fetchThreads = value;
       return this;
     }
@@ -95,17 +93,28 @@ public final class DuckQueries {
     /** A timeout for every query that sets none. */
     public Builder defaultTimeout(Duration value) {
       requireNonNull(value, "defaultTimeout is null");
-      if (value.isNegative() || value.isZero()) {
-        throw new IllegalArgumentException("Cannot set timeout: must be positive: " + value);
-      }
+      InvalidArgumentException.check(!value.isNegative() && !value.isZero(),
+          "Cannot set timeout: must be positive: %s", value);
       this.defaultTimeout = value;
+      return this;
+    }
+
+    /**
+     * The longest SQL text a query may have, in characters (default {@value
+     * DuckQueries#DEFAULT_MAX_SQL_LENGTH}). DuckDB's parser allocates outside its memory limit,
+     * roughly 500 bytes per character of SQL (10 MB of {@code IN} literals took 5.3 GB), so longer
+     * text is refused before it is parsed. Pass large value lists as a table instead.
+     */
+    public Builder maxSqlLength(int value) {
+      InvalidArgumentException.check(value >= 1, "Cannot set max SQL length: must be at least 1: %s", value);
+      this.maxSqlLength = value;
       return this;
     }
 
     /** Opens the database. */
     public SqlEngine build() {
       return new DuckEngine(store, threads, memoryLimit, Optional.ofNullable(workDirectory), cacheMaxBytes,
-          fetchThreads, Optional.ofNullable(defaultTimeout));
+          fetchThreads, Optional.ofNullable(defaultTimeout), maxSqlLength);
     }
   }
 }

@@ -1,5 +1,7 @@
 package dev.featurestore.duckdb;
 
+import dev.featurestore.InvalidStateException;
+import dev.featurestore.InvalidArgumentException;
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -8,6 +10,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.featurestore.AlreadyExistsException;
 import dev.featurestore.ObjectStorage;
 import dev.featurestore.StorageException;
+import dev.featurestore.TimeTravelQuery;
 import dev.featurestore.ValidationException;
 import dev.featurestore.core.base.Errors;
 import dev.featurestore.core.storage.s3.Bucket;
@@ -35,15 +38,15 @@ final class DuckSqlQuery implements SqlQuery {
 
   private final DuckEngine engine;
   private final String sql;
-  private final Map<String, TableVersion> relations;
+  private final Map<String, TimeTravelQuery> relations;
   private final Duration timeout;
   private final String parameters; // JSON added to the lineage (a training set's definition), or null
 
-  DuckSqlQuery(DuckEngine engine, String sql, Map<String, TableVersion> relations, Duration timeout) {
+  DuckSqlQuery(DuckEngine engine, String sql, Map<String, TimeTravelQuery> relations, Duration timeout) {
     this(engine, sql, relations, timeout, null);
   }
 
-  DuckSqlQuery(DuckEngine engine, String sql, Map<String, TableVersion> relations, Duration timeout,
+  DuckSqlQuery(DuckEngine engine, String sql, Map<String, TimeTravelQuery> relations, Duration timeout,
       String parameters) {
     this.engine = engine;
     this.sql = sql;
@@ -58,21 +61,21 @@ final class DuckSqlQuery implements SqlQuery {
   }
 
   @Override
-  public SqlQuery table(String name, TableVersion version) {
+  public SqlQuery table(String name, TimeTravelQuery version) {
     requireNonNull(name, "name is null");
     requireNonNull(version, "version is null");
     if (!name.matches("[A-Za-z_][A-Za-z0-9_]*")) {
-      throw new IllegalArgumentException("Cannot name table: not a plain SQL identifier: " + name);
+      throw new InvalidArgumentException("Cannot name table: not a plain SQL identifier: " + name);
     }
     if (name.startsWith("__")) {
-      throw new IllegalArgumentException("Cannot name table: names starting with __ are reserved: " + name);
+      throw new InvalidArgumentException("Cannot name table: names starting with __ are reserved: " + name);
     }
     for (String existing : relations.keySet()) {
       if (existing.equalsIgnoreCase(name)) {
-        throw new IllegalArgumentException("Cannot name table: name already given: " + name);
+        throw new InvalidArgumentException("Cannot name table: name already given: " + name);
       }
     }
-    Map<String, TableVersion> more = new LinkedHashMap<>(relations);
+    Map<String, TimeTravelQuery> more = new LinkedHashMap<>(relations);
     more.put(name, version);
     return new DuckSqlQuery(engine, sql, more, timeout, parameters);
   }
@@ -81,7 +84,7 @@ final class DuckSqlQuery implements SqlQuery {
   public SqlQuery timeout(Duration value) {
     requireNonNull(value, "timeout is null");
     if (value.isNegative() || value.isZero()) {
-      throw new IllegalArgumentException("Cannot set timeout: must be positive: " + value);
+      throw new InvalidArgumentException("Cannot set timeout: must be positive: " + value);
     }
     return new DuckSqlQuery(engine, sql, relations, value, parameters);
   }
@@ -120,7 +123,11 @@ final class DuckSqlQuery implements SqlQuery {
   @Override
   public SqlExport exportToBucket(String name) {
     requireNonNull(name, "name is null");
-    ObjectKeys.check(name);
+    try {
+      ObjectKeys.check(name);
+    } catch (IllegalArgumentException e) {
+      throw new InvalidArgumentException(e.getMessage(), e);
+    }
     ObjectStorage storage = engine.store().config().objectStorage().orElseThrow(() -> new ValidationException(
         "Cannot export query to bucket: the store is not on object storage, use exportParquet(Path): " + name));
     engine.checkOpen();
@@ -198,7 +205,7 @@ final class DuckSqlQuery implements SqlQuery {
     root.put("sql", sql);
     ArrayNode tables = root.putArray("tables");
     int i = 0;
-    for (Map.Entry<String, TableVersion> relation : relations.entrySet()) {
+    for (Map.Entry<String, TimeTravelQuery> relation : relations.entrySet()) {
       PlannedScan scan = execution.scans().get(i++);
       ObjectNode table = tables.addObject();
       table.put("name", relation.getKey());
@@ -212,7 +219,7 @@ final class DuckSqlQuery implements SqlQuery {
       try {
         root.set("parameters", JSON.readTree(parameters));
       } catch (java.io.IOException e) {
-        throw new IllegalStateException("Cannot write lineage: invalid parameters: " + e.getMessage(), e);
+        throw new InvalidStateException("Cannot write lineage: invalid parameters: " + e.getMessage(), e);
       }
     }
     root.put("exported_at", java.time.Instant.now().toString());

@@ -1,5 +1,7 @@
 package dev.featurestore.duckdb;
 
+import dev.featurestore.InvalidStateException;
+import dev.featurestore.InvalidArgumentException;
 import dev.featurestore.Row;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -44,11 +46,11 @@ final class DuckSqlResult implements SqlResult {
   public ArrowReader arrow(BufferAllocator allocator, int batchRows) {
     java.util.Objects.requireNonNull(allocator, "allocator is null");
     if (batchRows < 1) {
-      throw new IllegalArgumentException("Cannot read Arrow batches: batch rows must be at least 1: " + batchRows);
+      throw new InvalidArgumentException("Cannot read Arrow batches: batch rows must be at least 1: " + batchRows);
     }
     checkOpen();
     if (iterated) {
-      throw new IllegalStateException("Cannot read query result as Arrow: already read (a result is single-use)");
+      throw new InvalidStateException("Cannot read query result as Arrow: already read (a result is single-use)");
     }
     iterated = true;
     long start = System.nanoTime();
@@ -94,7 +96,7 @@ final class DuckSqlResult implements SqlResult {
   public Iterator<Row> iterator() {
     checkOpen();
     if (iterated) {
-      throw new IllegalStateException("Cannot iterate query result: already iterated (a result is single-use)");
+      throw new InvalidStateException("Cannot iterate query result: already iterated (a result is single-use)");
     }
     iterated = true;
     return new Iterator<>() {
@@ -137,7 +139,7 @@ final class DuckSqlResult implements SqlResult {
 
   private void checkOpen() {
     if (closed) {
-      throw new IllegalStateException("Cannot read query result: result is closed");
+      throw new InvalidStateException("Cannot read query result: result is closed");
     }
   }
 

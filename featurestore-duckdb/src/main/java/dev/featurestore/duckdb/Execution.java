@@ -1,10 +1,12 @@
 package dev.featurestore.duckdb;
 
+import dev.featurestore.InvalidStateException;
 import dev.featurestore.core.storage.FileCache;
 import dev.featurestore.core.storage.TieredFileIO;
 
 import dev.featurestore.FeatureStoreException;
 import dev.featurestore.StorageException;
+import dev.featurestore.TimeTravelQuery;
 import dev.featurestore.core.base.Errors;
 import dev.featurestore.duckdb.ScanPlanner.PlannedScan;
 import java.sql.SQLException;
@@ -30,7 +32,7 @@ import org.duckdb.DuckDBConnection;
 final class Execution implements AutoCloseable {
   private final DuckEngine engine;
   private final String sql;
-  private final Map<String, TableVersion> relations;
+  private final Map<String, TimeTravelQuery> relations;
   private final Duration timeout;
   private final List<FileCache.Lease> leases = new ArrayList<>();
   private final List<TableScanStats> tableStats = new ArrayList<>();
@@ -45,7 +47,7 @@ final class Execution implements AutoCloseable {
   private long fetchNanos = 0;
   private java.nio.file.Path fallbackDirectory;
 
-  Execution(DuckEngine engine, String sql, Map<String, TableVersion> relations, Duration timeout) {
+  Execution(DuckEngine engine, String sql, Map<String, TimeTravelQuery> relations, Duration timeout) {
     this.engine = engine;
     this.sql = sql;
     this.relations = relations;
@@ -60,14 +62,14 @@ final class Execution implements AutoCloseable {
         timeoutTask = engine.timer().schedule(() -> cancel(true), timeout.toNanos(), TimeUnit.NANOSECONDS);
       }
       connection = engine.newConnection();
-      SqlGuard.check(connection, sql, relations.keySet());
+      SqlGuard.check(connection, sql, relations.keySet(), engine.limits());
       long start = System.nanoTime();
-      for (Map.Entry<String, TableVersion> relation : relations.entrySet()) {
-        TableVersion version = relation.getValue();
+      for (Map.Entry<String, TimeTravelQuery> relation : relations.entrySet()) {
+        TimeTravelQuery version = relation.getValue();
         try {
           scans.add(ScanPlanner.plan(version, engine.plans()));
         } catch (RuntimeException e) {
-          throw Errors.translate(e, "plan scan of table " + version.table().id());
+          throw Errors.translate(e, "plan scan of table " + version.table());
         }
         checkCancelled();
       }
@@ -96,14 +98,14 @@ final class Execution implements AutoCloseable {
       }
       fetchNanos = System.nanoTime() - start;
       int index = 0;
-      for (Map.Entry<String, TableVersion> relation : relations.entrySet()) {
+      for (Map.Entry<String, TimeTravelQuery> relation : relations.entrySet()) {
         PlannedScan scan = scans.get(index);
         Map<String, String> local = paths.get(index);
         try {
           Relations.register(connection, relation.getKey(), scan, location -> {
             String path = local.get(location);
             if (path == null) {
-              throw new IllegalStateException("Cannot find local file: not fetched: " + location);
+              throw new InvalidStateException("Cannot find local file: not fetched: " + location);
             }
             return path;
           }, index);
@@ -271,6 +273,15 @@ final class Execution implements AutoCloseable {
       return cancelledException(e);
     }
     String firstLine = message.lines().findFirst().orElse(message);
+    if (message.startsWith("Out of Memory Error")) {
+      return new QueryOutOfMemoryException("Cannot run query: out of memory: limit " + engine.limits().memoryLimit()
+          + ": " + firstLine, e);
+    }
+    if (message.startsWith("Invalid Input Error: Invalid result set")) {
+      // with streamed results DuckDB reports an operator's out-of-memory only as this
+      return new QueryOutOfMemoryException("Cannot run query: out of memory: limit " + engine.limits().memoryLimit()
+          + ": DuckDB reported \"Invalid result set\" while streaming, which is how it reports running out of memory", e);
+    }
     if (message.startsWith("Permission Error")) {
       return new SqlRefusedException("Cannot run query: access refused: " + firstLine, e);
     }

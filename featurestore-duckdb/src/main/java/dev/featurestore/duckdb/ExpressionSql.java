@@ -1,5 +1,6 @@
 package dev.featurestore.duckdb;
 
+import dev.featurestore.InvalidStateException;
 import java.util.function.IntFunction;
 import java.util.stream.Collectors;
 import org.apache.iceberg.expressions.Binder;
@@ -88,7 +89,7 @@ final class ExpressionSql {
 
     @Override
     public <T> String predicate(UnboundPredicate<T> pred) {
-      throw new IllegalStateException("Cannot filter with SQL: predicate is not bound: " + pred);
+      throw new InvalidStateException("Cannot filter with SQL: predicate is not bound: " + pred);
     }
 
     private static <T> String compare(String col, String op, Type type, BoundPredicate<T> pred) {

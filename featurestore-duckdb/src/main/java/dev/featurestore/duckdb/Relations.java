@@ -1,5 +1,6 @@
 package dev.featurestore.duckdb;
 
+import dev.featurestore.InvalidStateException;
 import static dev.featurestore.duckdb.DuckTypes.identifier;
 import static dev.featurestore.duckdb.DuckTypes.quote;
 
@@ -180,7 +181,7 @@ final class Relations {
         return field;
       }
     }
-    throw new IllegalStateException("Cannot apply equality delete: no schema has field id: " + fieldId);
+    throw new InvalidStateException("Cannot apply equality delete: no schema has field id: " + fieldId);
   }
 
   private static String schemaMap(Iterable<Types.NestedField> fields, boolean defaults) {

@@ -1,5 +1,6 @@
 package dev.featurestore.duckdb;
 
+import dev.featurestore.InvalidStateException;
 import java.io.IOException;
 import java.util.Map;
 import java.util.Set;
@@ -72,7 +73,7 @@ final class ResultArrowReader extends ArrowReader {
 
   private void checkReadable() {
     if (closed) {
-      throw new IllegalStateException("Cannot read Arrow batches: reader is closed");
+      throw new InvalidStateException("Cannot read Arrow batches: reader is closed");
     }
     checkOpen.run();
   }

@@ -1,8 +1,9 @@
 package dev.featurestore.duckdb;
 
 import dev.featurestore.NotFoundException;
-import dev.featurestore.SnapshotNotFoundException;
 import dev.featurestore.TableId;
+import dev.featurestore.TimeTravelQuery;
+import dev.featurestore.core.base.VersionResolver;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
@@ -16,7 +17,6 @@ import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Snapshot;
-import org.apache.iceberg.SnapshotRef;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.expressions.Binder;
 import org.apache.iceberg.expressions.Evaluator;
@@ -26,10 +26,10 @@ import org.apache.iceberg.expressions.InclusiveMetricsEvaluator;
 import org.apache.iceberg.expressions.Projections;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.types.Types;
-import org.apache.iceberg.util.SnapshotUtil;
 
 /**
- * Resolves a {@link TableVersion} to a snapshot and schema, and plans its files with Iceberg.
+ * Resolves a {@link TimeTravelQuery}'s version to a snapshot and schema (with core's {@link VersionResolver}),
+ * and plans its files with Iceberg.
  * Pruning is evaluated here (partition projection, then column statistics) rather than inside
  * Iceberg's scan, so each kind of pruning is counted, and a filter on a column an old snapshot
  * had but today's schema renamed still prunes by statistics.
@@ -106,45 +106,14 @@ final class ScanPlanner {
     }
   }
 
-  static PlannedScan plan(TableVersion version, PlanCache cache) {
+  static PlannedScan plan(TimeTravelQuery version, PlanCache cache) {
     long start = System.nanoTime();
-    TableId id = version.table().id();
-    Table table = version.table().unwrap(Table.class);
+    TableId id = version.table();
+    Table table = version.unwrap(Table.class);
     table.refresh();
-    String prefix = "Cannot read table " + id + ": ";
-    Snapshot snapshot;
-    boolean tableSchema;
-    switch (version.kind()) {
-      case CURRENT -> {
-        snapshot = table.currentSnapshot();
-        tableSchema = true;
-      }
-      case SNAPSHOT -> {
-        snapshot = table.snapshot(version.snapshotId());
-        if (snapshot == null) {
-          throw new SnapshotNotFoundException(prefix + "unknown snapshot id: " + version.snapshotId());
-        }
-        tableSchema = false;
-      }
-      case TIME -> {
-        Long at = SnapshotUtil.nullableSnapshotIdAsOfTime(table, version.time().toEpochMilli());
-        snapshot = at == null ? null : table.snapshot(at);
-        if (snapshot == null) {
-          throw new SnapshotNotFoundException(prefix + "time is before the first snapshot: " + version.time());
-        }
-        tableSchema = false;
-      }
-      case REF -> {
-        SnapshotRef ref = table.refs().get(version.ref());
-        snapshot = ref == null ? null : table.snapshot(ref.snapshotId());
-        if (snapshot == null) {
-          throw new SnapshotNotFoundException(prefix + "unknown ref: " + version.ref());
-        }
-        tableSchema = ref.isBranch();
-      }
-      default -> throw new IllegalStateException("Unknown version kind: " + version.kind());
-    }
-    Schema schema = tableSchema || snapshot == null ? table.schema() : schemaOf(table, snapshot);
+    VersionResolver.Resolved resolved = VersionResolver.resolve(id, table, version.version());
+    Snapshot snapshot = resolved.snapshot();
+    Schema schema = resolved.schema();
     List<Types.NestedField> columns = project(id, schema, version, snapshot);
     Expression filter = version.filter();
     if (filter != Expressions.alwaysTrue()) {
@@ -207,13 +176,7 @@ final class ScanPlanner {
     }
   }
 
-  private static Schema schemaOf(Table table, Snapshot snapshot) {
-    Integer schemaId = snapshot.schemaId();
-    Schema schema = schemaId == null ? null : table.schemas().get(schemaId);
-    return schema != null ? schema : SnapshotUtil.schemaFor(table, snapshot.snapshotId());
-  }
-
-  private static List<Types.NestedField> project(TableId id, Schema schema, TableVersion version, Snapshot snapshot) {
+  private static List<Types.NestedField> project(TableId id, Schema schema, TimeTravelQuery version, Snapshot snapshot) {
     if (version.columns().isEmpty()) {
       return schema.columns();
     }

@@ -8,7 +8,7 @@ package dev.featurestore.duckdb;
  * <pre>{@code
  * try (SqlEngine sql = DuckQueries.open(store);
  *      SqlResult result = sql.query("SELECT entity_id, avg(feature_a) AS a FROM ev GROUP BY 1")
- *          .table("ev", TableVersion.of(events).asOfSnapshot(snapshotId))
+ *          .table("ev", events.query().asOfSnapshot(snapshotId))
  *          .execute()) {
  *   result.forEach(row -> System.out.println(row.toMap()));
  *   System.out.println(result.stats());

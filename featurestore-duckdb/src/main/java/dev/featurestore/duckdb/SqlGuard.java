@@ -24,9 +24,23 @@ final class SqlGuard {
   private static final Set<String> ALLOWED_TABLE_FUNCTIONS = Set.of("range", "generate_series", "unnest");
   private static final ObjectMapper JSON = new ObjectMapper();
 
+  /** Functions whose result size follows from their arguments; refused when it would exceed the memory limit. */
+  private static final Set<String> SIZED_FUNCTIONS = Set.of("repeat", "lpad", "rpad");
+
   private SqlGuard() {}
 
-  static void check(Connection connection, String sql, Set<String> relations) {
+  /**
+   * What bounds a query before it runs: the SQL text's length (DuckDB's parser allocates outside the
+   * memory limit) and the memory limit, which DuckDB's buffer manager enforces for operators but not
+   * for the strings scalar functions build.
+   */
+  record Limits(int maxSqlLength, String memoryLimit, long memoryLimitBytes) {}
+
+  static void check(Connection connection, String sql, Set<String> relations, Limits limits) {
+    if (sql.length() > limits.maxSqlLength()) {
+      throw new SqlRefusedException("Cannot run query: SQL text is longer than the limit of " + limits.maxSqlLength()
+          + " characters (maxSqlLength): " + sql.length());
+    }
     JsonNode tree;
     try (PreparedStatement statement = connection.prepareStatement("SELECT json_serialize_sql(?)")) {
       statement.setString(1, sql);
@@ -54,7 +68,7 @@ final class SqlGuard {
     Set<String> names = new HashSet<>();
     relations.forEach(name -> names.add(name.toLowerCase(Locale.ROOT)));
     collectCteNames(statements, names);
-    walk(statements, names);
+    walk(statements, names, limits);
   }
 
   private static void collectCteNames(JsonNode node, Set<String> names) {
@@ -69,9 +83,19 @@ final class SqlGuard {
     }
   }
 
-  private static void walk(JsonNode node, Set<String> names) {
+  private static void walk(JsonNode node, Set<String> names, Limits limits) {
     if (node.isObject()) {
       String type = node.path("type").asText("");
+      if (node.path("class").asText("").equals("FUNCTION")) {
+        String name = node.path("function_name").asText("").toLowerCase(Locale.ROOT);
+        if (SIZED_FUNCTIONS.contains(name)) {
+          long size = resultBytes(node);
+          if (size > limits.memoryLimitBytes()) {
+            throw new SqlRefusedException("Cannot run query: the result of " + name + " would exceed the memory limit of "
+                + limits.memoryLimit() + ": " + size + " bytes");
+          }
+        }
+      }
       if (type.equals("TABLE_FUNCTION")) {
         JsonNode function = node.path("function");
         String name = function.path("function_name").asText("").toLowerCase(Locale.ROOT);
@@ -89,7 +113,7 @@ final class SqlGuard {
         }
         if (!node.path("at_clause").isNull() && !node.path("at_clause").isMissingNode()) {
           throw new SqlRefusedException("Cannot run query: AT clauses are not allowed (choose the version with "
-              + "TableVersion): " + table);
+              + "table(name, query)): " + table);
         }
         if (!names.contains(table.toLowerCase(Locale.ROOT))) {
           throw new NotFoundException("Cannot run query: unknown table (give it to the query with table(name, "
@@ -98,7 +122,49 @@ final class SqlGuard {
       }
     }
     for (JsonNode child : node) {
-      walk(child, names);
+      walk(child, names, limits);
+    }
+  }
+
+  /**
+   * A lower bound of the bytes one call of a string expression returns, from its constant
+   * arguments: a string literal's length, {@code repeat(s, n)} as n times s (s counted as at least
+   * one byte when not constant), {@code lpad/rpad(s, n, ...)} as n; 0 when unknown. Counts that are
+   * not literals cannot be bounded here (DuckDB allocates those strings outside its memory limit).
+   */
+  private static long resultBytes(JsonNode expression) {
+    String kind = expression.path("class").asText("");
+    if (kind.equals("CONSTANT")) {
+      JsonNode literal = expression.path("literal");
+      return literal.path("kind").asText("").equals("STRING") ? literal.path("text").asText("").length() : 0;
+    }
+    if (!kind.equals("FUNCTION")) {
+      return 0;
+    }
+    String name = expression.path("function_name").asText("").toLowerCase(Locale.ROOT);
+    JsonNode arguments = expression.path("arguments");
+    if (!SIZED_FUNCTIONS.contains(name) || arguments.size() < 2) {
+      return 0;
+    }
+    long count = integerLiteral(arguments.get(1).path("expression"));
+    if (name.equals("repeat")) {
+      long unit = Math.max(1, resultBytes(arguments.get(0).path("expression")));
+      return count > Long.MAX_VALUE / unit ? Long.MAX_VALUE : count * unit;
+    }
+    return count;
+  }
+
+  private static long integerLiteral(JsonNode expression) {
+    JsonNode literal = expression.path("literal");
+    String text = literal.path("text").asText("");
+    if (!expression.path("class").asText("").equals("CONSTANT") || literal.path("kind").asText("").equals("STRING")
+        || !text.matches("\\d+")) {
+      return 0;
+    }
+    try {
+      return Long.parseLong(text);
+    } catch (NumberFormatException e) {
+      return Long.MAX_VALUE; // beyond a long: DuckDB reads it as HUGEINT
     }
   }
 

@@ -1,6 +1,7 @@
 package dev.featurestore.duckdb;
 
 import dev.featurestore.FeatureTable;
+import dev.featurestore.TimeTravelQuery;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -13,12 +14,30 @@ import java.util.Map;
  * own name (for example {@code before} and {@code after} to compare two snapshots).
  */
 public interface SqlQuery {
-  /** Makes {@code version} readable as {@code name} (a plain SQL identifier, case-insensitive). */
-  SqlQuery table(String name, TableVersion version);
+  /**
+   * Makes the version, columns and filter {@code query} names readable as {@code name} (a plain SQL
+   * identifier, case-insensitive), for example {@code table("ev", events.query().asOfSnapshot(id)
+   * .select("entity_id", "feature_a"))}. The version is resolved when the SQL runs, by the same
+   * resolver as {@link TimeTravelQuery#execute()}; selected columns are top-level columns.
+   *
+   * @throws dev.featurestore.InvalidArgumentException if the name is not a plain identifier, starts
+   *     with {@code __} or is already given
+   */
+  SqlQuery table(String name, TimeTravelQuery query);
 
   /** Makes the current version of {@code table} readable as {@code name}. */
   default SqlQuery table(String name, FeatureTable table) {
-    return table(name, TableVersion.of(table));
+    return table(name, table.query());
+  }
+
+  /**
+   * As {@link #table(String, TimeTravelQuery)}.
+   *
+   * @deprecated use {@link #table(String, TimeTravelQuery)}; removed in the next release
+   */
+  @Deprecated
+  default SqlQuery table(String name, TableVersion version) {
+    return table(name, version.toQuery());
   }
 
   /** Cancels the query when it runs longer than {@code timeout} (planning and fetching included). */
@@ -59,7 +78,7 @@ public interface SqlQuery {
    * @throws dev.featurestore.ValidationException if the store is not on object storage
    * @throws dev.featurestore.AlreadyExistsException if the object exists (checked before writing;
    *     B2 has no conditional writes, so a concurrent exporter of the same name can still race)
-   * @throws IllegalArgumentException if the name is not a valid object key
+   * @throws dev.featurestore.InvalidArgumentException if the name is not a valid object key
    */
   SqlExport exportToBucket(String name);
 }

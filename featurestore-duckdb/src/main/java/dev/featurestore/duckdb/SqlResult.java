@@ -49,7 +49,7 @@ public interface SqlResult extends Iterable<Row>, AutoCloseable {
    * closing the result closes the reader too if the caller has not. Needs {@code
    * --add-opens=java.base/java.nio=ALL-UNNAMED} on the JVM command line (Arrow's memory module).
    *
-   * @throws IllegalStateException if rows were already read from this result, or it is closed
+   * @throws dev.featurestore.InvalidStateException if rows were already read from this result, or it is closed
    */
   default ArrowReader arrow(BufferAllocator allocator) {
     return arrow(allocator, DEFAULT_ARROW_BATCH_ROWS);

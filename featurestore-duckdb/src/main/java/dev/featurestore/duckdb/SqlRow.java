@@ -1,5 +1,6 @@
 package dev.featurestore.duckdb;
 
+import dev.featurestore.InvalidArgumentException;
 import dev.featurestore.Row;
 import java.nio.ByteBuffer;
 import java.sql.ResultSet;
@@ -109,7 +110,7 @@ final class SqlRow implements Row {
   public Object get(String column) {
     Integer position = columns.positions.get(column);
     if (position == null) {
-      throw new IllegalArgumentException("Cannot read column: no such column in the result: " + column);
+      throw new InvalidArgumentException("Cannot read column: no such column in the result: " + column);
     }
     return values[position];
   }

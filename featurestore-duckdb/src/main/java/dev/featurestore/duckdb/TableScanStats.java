@@ -39,9 +39,19 @@ public record TableScanStats(
     Duration planningTime,
     long filesReadThroughIceberg) {
 
-  /** As the core library's {@link ScanStats}, with the rows and execution time of the whole query. */
+  /** Data files skipped by pruning, partition and column statistics together (as {@link ScanStats#prunedDataFiles()}). */
+  public long prunedDataFiles() {
+    return prunedByPartition + prunedByColumnStats;
+  }
+
+  /**
+   * As the API's {@link ScanStats} (the same names and counts a core {@code TimeTravelQuery} reports
+   * for the same version and filter), with the rows and execution time of the whole query. One
+   * difference: {@code plannedBytes} here includes the delete files, which the SQL adapter fetches
+   * and reads like data files.
+   */
   public ScanStats toScanStats(long rowsReturned, Duration executionTime) {
     return new ScanStats(snapshotId, totalDataFiles, plannedDataFiles, plannedDeleteFiles,
-        prunedByPartition + prunedByColumnStats, plannedBytes, rowsReturned, planningTime, executionTime);
+        prunedDataFiles(), plannedBytes, rowsReturned, planningTime, executionTime);
   }
 }

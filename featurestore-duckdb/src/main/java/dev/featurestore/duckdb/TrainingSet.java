@@ -3,6 +3,9 @@ package dev.featurestore.duckdb;
 import static dev.featurestore.duckdb.DuckTypes.identifier;
 import static java.util.Objects.requireNonNull;
 
+import dev.featurestore.InvalidArgumentException;
+import dev.featurestore.InvalidStateException;
+import dev.featurestore.TimeTravelQuery;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -13,12 +16,12 @@ import java.util.Map;
  * A point-in-time correct training set: for each label row (entity key, event time, label ...),
  * the latest values of each feature table at or before the label's time, for the same entity,
  * optionally only when no older than the feature table's time-to-live. Each table is read at the
- * version its {@link TableVersion} names, so a training set can be rebuilt exactly later.
+ * version its {@link TimeTravelQuery} names, so a training set can be rebuilt exactly later.
  *
  * <pre>{@code
  * TrainingSet set = sql.trainingSet()
- *     .labels(TableVersion.of(labels).asOfSnapshot(labelsSnapshot), "entity_id", "label_time")
- *     .features("ev", TableVersion.of(events).asOfSnapshot(featuresSnapshot), "entity_id", "event_time",
+ *     .labels(labels.query().asOfSnapshot(labelsSnapshot), "entity_id", "label_time")
+ *     .features("ev", events.query().asOfSnapshot(featuresSnapshot), "entity_id", "event_time",
  *         Duration.ofDays(7), "feature_a", "feature_b")
  *     .build();
  * SqlExport export = set.exportParquet(Path.of("exports/train.parquet"));
@@ -76,11 +79,11 @@ public final class TrainingSet {
 
   /** Collects the labels and feature tables. */
   public static final class Builder {
-    private record Features(String name, TableVersion version, String entity, String time, Duration ttl,
+    private record Features(String name, TimeTravelQuery version, String entity, String time, Duration ttl,
         List<String> columns) {}
 
     private final DuckEngine engine;
-    private TableVersion labels;
+    private TimeTravelQuery labels;
     private String labelEntity;
     private String labelTime;
     private final List<Features> features = new ArrayList<>();
@@ -89,8 +92,31 @@ public final class TrainingSet {
       this.engine = engine;
     }
 
-    /** The labels: a table version with an entity key column and an event time column. */
+    /**
+     * The labels.
+     *
+     * @deprecated use {@link #labels(TimeTravelQuery, String, String)}; removed in the next release
+     */
+    @Deprecated
     public Builder labels(TableVersion version, String entityColumn, String timeColumn) {
+      return labels(requireNonNull(version, "labels is null").toQuery(), entityColumn, timeColumn);
+    }
+
+    /**
+     * A feature table.
+     *
+     * @deprecated use {@link #features(String, TimeTravelQuery, String, String, Duration, String...)};
+     *     removed in the next release
+     */
+    @Deprecated
+    public Builder features(String name, TableVersion version, String entityColumn, String timeColumn, Duration ttl,
+        String... columns) {
+      return features(name, requireNonNull(version, "version is null").toQuery(), entityColumn, timeColumn, ttl,
+          columns);
+    }
+
+    /** The labels: a version of a table with an entity key column and an event time column. */
+    public Builder labels(TimeTravelQuery version, String entityColumn, String timeColumn) {
       this.labels = requireNonNull(version, "labels is null");
       this.labelEntity = column(entityColumn, "entity column");
       this.labelTime = column(timeColumn, "time column");
@@ -101,22 +127,22 @@ public final class TrainingSet {
      * A feature table: its key and time columns, an optional time-to-live (null for none), and the
      * feature columns to take.
      */
-    public Builder features(String name, TableVersion version, String entityColumn, String timeColumn, Duration ttl,
-        String... columns) {
+    public Builder features(String name, TimeTravelQuery version, String entityColumn, String timeColumn,
+        Duration ttl, String... columns) {
       requireNonNull(name, "name is null");
       requireNonNull(version, "version is null");
       if (!name.matches("[A-Za-z_][A-Za-z0-9_]*") || name.startsWith("__")) {
-        throw new IllegalArgumentException("Cannot add feature table: not a plain SQL identifier: " + name);
+        throw new InvalidArgumentException("Cannot add feature table: not a plain SQL identifier: " + name);
       }
       if (features.stream().anyMatch(f -> f.name().equalsIgnoreCase(name))) {
-        throw new IllegalArgumentException("Cannot add feature table: name already given: " + name);
+        throw new InvalidArgumentException("Cannot add feature table: name already given: " + name);
       }
       if (ttl != null && (ttl.isNegative() || ttl.isZero())) {
-        throw new IllegalArgumentException("Cannot add feature table: TTL must be positive: " + ttl);
+        throw new InvalidArgumentException("Cannot add feature table: TTL must be positive: " + ttl);
       }
       requireNonNull(columns, "columns is null");
       if (columns.length == 0) {
-        throw new IllegalArgumentException("Cannot add feature table: no feature column given: " + name);
+        throw new InvalidArgumentException("Cannot add feature table: no feature column given: " + name);
       }
       List<String> list = new ArrayList<>();
       for (String c : columns) {
@@ -130,17 +156,17 @@ public final class TrainingSet {
     private static String column(String value, String what) {
       requireNonNull(value, what + " is null");
       if (value.isBlank()) {
-        throw new IllegalArgumentException("Cannot build training set: blank " + what);
+        throw new InvalidArgumentException("Cannot build training set: blank " + what);
       }
       return value;
     }
 
     public TrainingSet build() {
       if (labels == null) {
-        throw new IllegalStateException("Cannot build training set: no labels given");
+        throw new InvalidStateException("Cannot build training set: no labels given");
       }
       if (features.isEmpty()) {
-        throw new IllegalStateException("Cannot build training set: no feature table given");
+        throw new InvalidStateException("Cannot build training set: no feature table given");
       }
       StringBuilder select = new StringBuilder("SELECT l.*");
       StringBuilder from = new StringBuilder(" FROM labels l");

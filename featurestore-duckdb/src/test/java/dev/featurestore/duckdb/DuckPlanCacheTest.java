@@ -38,7 +38,7 @@ class DuckPlanCacheTest {
     store.close();
   }
 
-  private long count(TableVersion version) {
+  private long count(dev.featurestore.TimeTravelQuery version) {
     List<Map<String, Object>> rows = sql.query("SELECT count(*) AS n FROM t").table("t", version).toList();
     return (Long) rows.get(0).get("n");
   }
@@ -48,15 +48,15 @@ class DuckPlanCacheTest {
     FeatureTable events = TestTables.createEvents(store, false);
     TestTables.append(events, List.of(event(events, 1, "2026-01-01T10:00:00Z", 0.5, 1.0)));
     long first = TestTables.currentSnapshotId(events);
-    assertThat(count(TableVersion.of(events))).isEqualTo(1);
-    assertThat(count(TableVersion.of(events))).isEqualTo(1);
+    assertThat(count(events.query())).isEqualTo(1);
+    assertThat(count(events.query())).isEqualTo(1);
     Table table = events.unwrap(Table.class);
     assertThat(((DuckEngine) sql).plans().get(table, table.snapshot(first))).hasSize(1);
 
     TestTables.append(events, List.of(event(events, 2, "2026-01-02T10:00:00Z", 0.7, 2.0)));
 
-    assertThat(count(TableVersion.of(events))).isEqualTo(2);
-    assertThat(count(TableVersion.of(events).asOfSnapshot(first))).isEqualTo(1);
+    assertThat(count(events.query())).isEqualTo(2);
+    assertThat(count(events.query().asOfSnapshot(first))).isEqualTo(1);
   }
 
   @Test
@@ -64,10 +64,10 @@ class DuckPlanCacheTest {
     FeatureTable events = TestTables.createEvents(store, false);
     TestTables.append(events, List.of(event(events, 1, "2026-01-01T10:00:00Z", 0.5, 1.0)));
     TestTables.append(events, List.of(event(events, 2, "2026-01-01T11:00:00Z", 5.0, 1.0)));
-    assertThat(count(TableVersion.of(events))).isEqualTo(2); // plans and caches the snapshot's files
+    assertThat(count(events.query())).isEqualTo(2); // plans and caches the snapshot's files
 
     try (SqlResult result = sql.query("SELECT count(*) AS n FROM t")
-        .table("t", TableVersion.of(events).filter(Expressions.greaterThan("feature_a", 1.0))).execute()) {
+        .table("t", events.query().filter(Expressions.greaterThan("feature_a", 1.0))).execute()) {
       assertThat(result.iterator().next().get("n")).isEqualTo(1L);
       TableScanStats stats = result.stats().tables().get(0);
       assertThat(stats.plannedDataFiles()).isEqualTo(1);
@@ -79,14 +79,14 @@ class DuckPlanCacheTest {
   void droppedAndRecreatedTable_isPlannedAgain() {
     FeatureTable events = TestTables.createEvents(store, false);
     TestTables.append(events, List.of(event(events, 1, "2026-01-01T10:00:00Z", 0.5, 1.0)));
-    assertThat(count(TableVersion.of(events))).isEqualTo(1);
+    assertThat(count(events.query())).isEqualTo(1);
 
     store.dropTable(events.id(), true);
     FeatureTable again = TestTables.createEvents(store, false);
     TestTables.append(again, List.of(
         event(again, 1, "2026-01-01T10:00:00Z", 0.5, 1.0), event(again, 2, "2026-01-01T10:00:00Z", 0.5, 1.0)));
 
-    assertThat(count(TableVersion.of(again))).isEqualTo(2);
+    assertThat(count(again.query())).isEqualTo(2);
   }
 
   @Test
@@ -98,7 +98,7 @@ class DuckPlanCacheTest {
     table.refresh();
     Snapshot latest = table.currentSnapshot();
     Snapshot parent = table.snapshot(latest.parentId());
-    List<FileScanTask> tasks = ScanPlanner.plan(TableVersion.of(events), new ScanPlanner.PlanCache(1, 10)).tasks();
+    List<FileScanTask> tasks = ScanPlanner.plan(events.query(), new ScanPlanner.PlanCache(1, 10)).tasks();
     assertThat(tasks).hasSize(2);
 
     ScanPlanner.PlanCache cache = new ScanPlanner.PlanCache(1, 1);

@@ -57,12 +57,12 @@ class DuckPlanShapeTest {
     TestTables.append(labels, List.of(TestTables.record(labels, "entity_id", 1L, "label_time",
         OffsetDateTime.parse("2026-01-01T12:00:00Z"))));
     TrainingSet set = sql.trainingSet()
-        .labels(TableVersion.of(labels), "entity_id", "label_time")
-        .features("ev", TableVersion.of(events), "entity_id", "event_time", Duration.ofHours(1), "feature_a")
+        .labels(labels.query(), "entity_id", "label_time")
+        .features("ev", events.query(), "entity_id", "event_time", Duration.ofHours(1), "feature_a")
         .build();
-    Map<String, TableVersion> relations = new LinkedHashMap<>();
-    relations.put("labels", TableVersion.of(labels));
-    relations.put("f_ev", TableVersion.of(events));
+    Map<String, dev.featurestore.TimeTravelQuery> relations = new LinkedHashMap<>();
+    relations.put("labels", labels.query());
+    relations.put("f_ev", events.query());
 
     String plan;
     try (Execution execution = new Execution(sql, set.sql(), relations, null).prepare();

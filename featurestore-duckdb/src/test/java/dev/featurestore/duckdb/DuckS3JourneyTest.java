@@ -90,10 +90,10 @@ class DuckS3JourneyTest {
   private static Map<String, List<Map<String, Object>>> journey(SqlEngine sql, History h) {
     Map<String, List<Map<String, Object>>> results = new LinkedHashMap<>();
     String all = "SELECT * FROM t";
-    results.put("current", sorted(sql.query(all).table("t", TableVersion.of(h.events())).toList()));
-    results.put("by id", sorted(sql.query(all).table("t", TableVersion.of(h.events()).asOfSnapshot(h.first())).toList()));
-    results.put("by time", sorted(sql.query(all).table("t", TableVersion.of(h.events()).asOf(h.afterFirst())).toList()));
-    results.put("by tag", sorted(sql.query(all).table("t", TableVersion.of(h.events()).atRef("v1")).toList()));
+    results.put("current", sorted(sql.query(all).table("t", h.events().query()).toList()));
+    results.put("by id", sorted(sql.query(all).table("t", h.events().query().asOfSnapshot(h.first())).toList()));
+    results.put("by time", sorted(sql.query(all).table("t", h.events().query().asOf(h.afterFirst())).toList()));
+    results.put("by tag", sorted(sql.query(all).table("t", h.events().query().atRef("v1")).toList()));
     results.put("group by", sql.query("""
         SELECT entity_id, count(*) AS n, sum(clicks) AS s, count(feature_b) AS b FROM t GROUP BY 1 ORDER BY 1""")
         .table("t", h.events()).toList());
@@ -103,8 +103,8 @@ class DuckS3JourneyTest {
 
   private static TrainingSet trainingSet(SqlEngine sql, History h) {
     return sql.trainingSet()
-        .labels(TableVersion.of(h.labels()), "entity_id", "label_time")
-        .features("ev", TableVersion.of(h.events()).asOfSnapshot(h.last()), "entity_id", "event_time",
+        .labels(h.labels().query(), "entity_id", "label_time")
+        .features("ev", h.events().query().asOfSnapshot(h.last()), "entity_id", "event_time",
             Duration.ofHours(6), "clicks", "feature_b")
         .build();
   }
@@ -224,7 +224,7 @@ class DuckS3JourneyTest {
           .isInstanceOf(AlreadyExistsException.class)
           .hasMessage("Cannot export query: object already exists: exports/train-2026-01.parquet");
       assertThatThrownBy(() -> set.exportToBucket("../escape"))
-          .isInstanceOf(IllegalArgumentException.class)
+          .isExactlyInstanceOf(dev.featurestore.InvalidArgumentException.class)
           .hasMessage("Cannot use object key: parent segment: ../escape");
 
       // a failed upload leaves no object

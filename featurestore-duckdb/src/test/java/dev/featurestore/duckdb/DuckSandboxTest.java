@@ -155,10 +155,10 @@ class DuckSandboxTest {
   @Test
   void tableNames_areChecked() {
     assertThatThrownBy(() -> sql.query("SELECT 1").table("a b", events))
-        .isInstanceOf(IllegalArgumentException.class)
+        .isExactlyInstanceOf(dev.featurestore.InvalidArgumentException.class)
         .hasMessage("Cannot name table: not a plain SQL identifier: a b");
     assertThatThrownBy(() -> sql.query("SELECT 1").table("ev", events).table("EV", events))
-        .isInstanceOf(IllegalArgumentException.class)
+        .isExactlyInstanceOf(dev.featurestore.InvalidArgumentException.class)
         .hasMessage("Cannot name table: name already given: EV");
   }
 
@@ -178,7 +178,7 @@ class DuckSandboxTest {
     sql.close();
     sql.close();
     assertThatThrownBy(() -> query("SELECT 1").toList())
-        .isInstanceOf(IllegalStateException.class)
+        .isExactlyInstanceOf(dev.featurestore.InvalidStateException.class)
         .hasMessage("Cannot run query: the DuckDB engine is closed");
   }
 

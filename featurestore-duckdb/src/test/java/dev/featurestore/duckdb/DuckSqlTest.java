@@ -91,20 +91,20 @@ class DuckSqlTest {
     events.snapshots().createBranch("dev", second);
 
     String count = "SELECT count(*) AS n FROM t";
-    assertThat(sql.query(count).table("t", TableVersion.of(events)).toList()).containsExactly(Map.of("n", 2L));
-    assertThat(sql.query(count).table("t", TableVersion.of(events).asOfSnapshot(first)).toList())
+    assertThat(sql.query(count).table("t", events.query()).toList()).containsExactly(Map.of("n", 2L));
+    assertThat(sql.query(count).table("t", events.query().asOfSnapshot(first)).toList())
         .containsExactly(Map.of("n", 1L));
-    assertThat(sql.query(count).table("t", TableVersion.of(events).asOf(afterFirst)).toList())
+    assertThat(sql.query(count).table("t", events.query().asOf(afterFirst)).toList())
         .containsExactly(Map.of("n", 1L));
-    assertThat(sql.query(count).table("t", TableVersion.of(events).atRef("v1")).toList())
+    assertThat(sql.query(count).table("t", events.query().atRef("v1")).toList())
         .containsExactly(Map.of("n", 1L));
-    assertThat(sql.query(count).table("t", TableVersion.of(events).atRef("dev")).toList())
+    assertThat(sql.query(count).table("t", events.query().atRef("dev")).toList())
         .containsExactly(Map.of("n", 2L));
     // two versions in one query
     List<Map<String, Object>> diff = sql.query(
             "SELECT entity_id FROM after EXCEPT SELECT entity_id FROM before")
-        .table("before", TableVersion.of(events).asOfSnapshot(first))
-        .table("after", TableVersion.of(events).asOfSnapshot(second))
+        .table("before", events.query().asOfSnapshot(first))
+        .table("after", events.query().asOfSnapshot(second))
         .toList();
     assertThat(diff).containsExactly(Map.of("entity_id", 2L));
   }
@@ -113,10 +113,10 @@ class DuckSqlTest {
   void unknownSnapshot_fails() {
     FeatureTable events = TestTables.createEvents(store, false);
     TestTables.append(events, List.of(event(events, 1, "2026-01-01T10:00:00Z", 1.0, 1.0)));
-    assertThatThrownBy(() -> sql.query("SELECT * FROM t").table("t", TableVersion.of(events).asOfSnapshot(42)).toList())
+    assertThatThrownBy(() -> sql.query("SELECT * FROM t").table("t", events.query().asOfSnapshot(42)).toList())
         .isInstanceOf(SnapshotNotFoundException.class)
         .hasMessage("Cannot read table features.feature_events: unknown snapshot id: 42");
-    assertThatThrownBy(() -> sql.query("SELECT * FROM t").table("t", TableVersion.of(events).atRef("nope")).toList())
+    assertThatThrownBy(() -> sql.query("SELECT * FROM t").table("t", events.query().atRef("nope")).toList())
         .isInstanceOf(SnapshotNotFoundException.class)
         .hasMessage("Cannot read table features.feature_events: unknown ref: nope");
   }
@@ -149,7 +149,7 @@ class DuckSqlTest {
     assertThat(now).isEqualTo(expected);
     assertThat(now.get(0)).containsEntry("clicks", 1.0).containsEntry("feature_c", null).containsEntry("feature_b", null);
     assertThat(now.get(1)).containsEntry("clicks", 2.0).containsEntry("feature_c", 7L);
-    List<Map<String, Object>> old = sql.query("SELECT * FROM t").table("t", TableVersion.of(events).asOfSnapshot(before))
+    List<Map<String, Object>> old = sql.query("SELECT * FROM t").table("t", events.query().asOfSnapshot(before))
         .toList();
     assertThat(old).isEqualTo(oracle(events.query().asOfSnapshot(before)));
     assertThat(old.get(0)).containsEntry("feature_a", 1.0).containsEntry("feature_b", 1.5);
@@ -182,7 +182,7 @@ class DuckSqlTest {
     TestTables.append(events, List.of(event(events, 1, "2026-01-01T10:00:00Z", 1.0, null),
         event(events, 2, "2026-01-02T10:00:00Z", 2.0, null), event(events, 3, "2026-01-03T10:00:00Z", 3.0, null)));
     TestTables.append(events, List.of(event(events, 10, "2026-01-03T11:00:00Z", 30.0, null)));
-    TableVersion version = TableVersion.of(events)
+    dev.featurestore.TimeTravelQuery version = events.query()
         .filter(Expressions.greaterThanOrEqual("event_time", "2026-01-03T00:00:00+00:00"))
         .filter(Expressions.lessThan("entity_id", 5L));
     try (SqlResult result = sql.query("SELECT entity_id FROM t").table("t", version).execute()) {
@@ -194,6 +194,23 @@ class DuckSqlTest {
       assertThat(stats.plannedDataFiles()).isEqualTo(1);
       assertThat(stats.plannedBytes()).isPositive();
       assertThat(stats.planningTime()).isPositive();
+      // the same vocabulary as the core query's ScanStats, with the same counts
+      assertThat(stats.prunedDataFiles()).isEqualTo(3);
+      dev.featurestore.ScanStats sqlScan = result.stats().scanStats("t");
+      try (dev.featurestore.QueryResult core = version.execute()) {
+        core.toList();
+        dev.featurestore.ScanStats coreScan = core.scanStats();
+        assertThat(sqlScan.snapshotId()).isEqualTo(coreScan.snapshotId());
+        assertThat(sqlScan.totalDataFiles()).isEqualTo(coreScan.totalDataFiles());
+        assertThat(sqlScan.plannedDataFiles()).isEqualTo(coreScan.plannedDataFiles());
+        assertThat(sqlScan.prunedDataFiles()).isEqualTo(coreScan.prunedDataFiles());
+        assertThat(sqlScan.plannedDeleteFiles()).isEqualTo(coreScan.plannedDeleteFiles());
+        assertThat(sqlScan.plannedBytes()).isEqualTo(coreScan.plannedBytes());
+        assertThat(sqlScan.rowsReturned()).isEqualTo(coreScan.rowsReturned()).isEqualTo(1);
+      }
+      assertThatThrownBy(() -> result.stats().scanStats("nope"))
+          .isExactlyInstanceOf(dev.featurestore.NotFoundException.class)
+          .hasMessage("Cannot find scan stats: no relation of that name in the query: nope");
     }
   }
 
@@ -201,9 +218,9 @@ class DuckSqlTest {
   void select_projectsColumns_andUnknownColumnFails() {
     FeatureTable events = TestTables.createEvents(store, false);
     TestTables.append(events, List.of(event(events, 1, "2026-01-01T10:00:00Z", 1.0, 2.0)));
-    assertThat(sql.query("SELECT * FROM t").table("t", TableVersion.of(events).select("feature_b", "entity_id")).toList())
+    assertThat(sql.query("SELECT * FROM t").table("t", events.query().select("feature_b", "entity_id")).toList())
         .containsExactly(Map.of("feature_b", 2.0, "entity_id", 1L));
-    assertThatThrownBy(() -> sql.query("SELECT * FROM t").table("t", TableVersion.of(events).select("nope")).toList())
+    assertThatThrownBy(() -> sql.query("SELECT * FROM t").table("t", events.query().select("nope")).toList())
         .isInstanceOf(NotFoundException.class)
         .hasMessageStartingWith("Cannot select column of table features.feature_events: column does not exist in snapshot ");
   }

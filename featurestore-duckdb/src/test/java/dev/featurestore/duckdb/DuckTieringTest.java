@@ -47,19 +47,19 @@ class DuckTieringTest {
         snapshots.add(table.ingest().synthetic(500, i).commit().snapshotId().orElseThrow());
       }
       List<Map<String, Object>> current = sql.query(SQL).table("ev", table).toList();
-      List<Map<String, Object>> older = sql.query(SQL).table("ev", TableVersion.of(table).asOfSnapshot(snapshots.get(0))).toList();
+      List<Map<String, Object>> older = sql.query(SQL).table("ev", table.query().asOfSnapshot(snapshots.get(0))).toList();
 
       long second = table.unwrap(Table.class).snapshot(snapshots.get(1)).timestampMillis();
       Duration olderThanSecond = Duration.ofMillis(System.currentTimeMillis() - second - 500);
       assertThat(table.tiering().olderThan(olderThanSecond).run().filesMoved()).isEqualTo(2);
       assertThat(table.tiering().status().coldDataFiles()).isEqualTo(2);
       assertThat(sql.query(SQL).table("ev", table).toList()).isEqualTo(current);
-      assertThat(sql.query(SQL).table("ev", TableVersion.of(table).asOfSnapshot(snapshots.get(0))).toList()).isEqualTo(older);
+      assertThat(sql.query(SQL).table("ev", table.query().asOfSnapshot(snapshots.get(0))).toList()).isEqualTo(older);
 
       TieringResult rest = table.tiering().olderThan(Duration.ZERO).run();
       assertThat(rest.filesMoved()).isEqualTo(1);
       assertThat(sql.query(SQL).table("ev", table).toList()).isEqualTo(current);
-      assertThat(sql.query(SQL).table("ev", TableVersion.of(table).asOfSnapshot(snapshots.get(0))).toList()).isEqualTo(older);
+      assertThat(sql.query(SQL).table("ev", table.query().asOfSnapshot(snapshots.get(0))).toList()).isEqualTo(older);
       // cold files and moved hot paths are read from the store's cold cache, never the engine's
       assertThat(sql.cacheStats().misses()).isZero();
       assertThat(sql.cacheStats().files()).isZero();
@@ -78,7 +78,7 @@ class DuckTieringTest {
         long id = table.ingest().synthetic(400, i).commit().snapshotId().orElseThrow();
         first = i == 0 ? id : first;
       }
-      TableVersion old = TableVersion.of(table).asOfSnapshot(first);
+      dev.featurestore.TimeTravelQuery old = table.query().asOfSnapshot(first);
       List<Map<String, Object>> hot = sql.query(SQL).table("ev", table).toList();
       List<Map<String, Object>> hotOld = sql.query(SQL).table("ev", old).toList();
       assertThat(table.tiering().olderThan(Duration.ZERO).run().filesMoved()).isEqualTo(3);

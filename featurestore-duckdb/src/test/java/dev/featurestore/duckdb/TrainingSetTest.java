@@ -58,8 +58,8 @@ class TrainingSetTest {
 
   private TrainingSet trainingSet(Duration ttl) {
     return sql.trainingSet()
-        .labels(TableVersion.of(labels), "entity_id", "label_time")
-        .features("ev", TableVersion.of(events), "entity_id", "event_time", ttl, "feature_a", "event_time")
+        .labels(labels.query(), "entity_id", "label_time")
+        .features("ev", events.query(), "entity_id", "event_time", ttl, "feature_a", "event_time")
         .build();
   }
 
@@ -108,8 +108,8 @@ class TrainingSetTest {
     TestTables.append(events, List.of(event(events, 1, "2026-01-01T11:00:00Z", 9.0, null)));
     TestTables.append(labels, List.of(label(1, "2026-01-01T12:00:00Z", 1)));
     TrainingSet set = sql.trainingSet()
-        .labels(TableVersion.of(labels), "entity_id", "label_time")
-        .features("ev", TableVersion.of(events).asOfSnapshot(before), "entity_id", "event_time", null, "feature_a")
+        .labels(labels.query(), "entity_id", "label_time")
+        .features("ev", events.query().asOfSnapshot(before), "entity_id", "event_time", null, "feature_a")
         .build();
     assertThat(set.toList()).extracting(r -> r.get("ev__feature_a")).containsExactly(1.0);
     SqlExport export = set.exportParquet(dir.resolve("exports/train.parquet"));

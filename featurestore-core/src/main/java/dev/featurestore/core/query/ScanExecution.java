@@ -4,6 +4,7 @@ import dev.featurestore.QueryResult;
 import dev.featurestore.Row;
 import dev.featurestore.ScanStats;
 import dev.featurestore.core.base.TableHandle;
+import dev.featurestore.core.base.VersionResolver;
 import dev.featurestore.core.query.TableQuery.Plan;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -52,7 +53,7 @@ final class ScanExecution {
 
   static Planned planFiles(TableHandle handle, Plan plan) {
     long start = System.nanoTime();
-    TableQuery.Resolved resolved = plan.resolved();
+    VersionResolver.Resolved resolved = plan.resolved();
     if (resolved.snapshot() == null) {
       return new Planned(List.of(), true, 0, 0, 0, System.nanoTime() - start);
     }

@@ -5,9 +5,12 @@ import static java.util.Objects.requireNonNull;
 import dev.featurestore.ExportResult;
 import dev.featurestore.NotFoundException;
 import dev.featurestore.QueryResult;
-import dev.featurestore.SnapshotNotFoundException;
+import dev.featurestore.InvalidArgumentException;
+import dev.featurestore.ReadVersion;
+import dev.featurestore.TableId;
 import dev.featurestore.TimeTravelQuery;
 import dev.featurestore.core.base.TableHandle;
+import dev.featurestore.core.base.VersionResolver;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -16,17 +19,15 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import org.apache.iceberg.Schema;
-import org.apache.iceberg.Snapshot;
-import org.apache.iceberg.SnapshotRef;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.expressions.Binder;
 import org.apache.iceberg.expressions.Expression;
 import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.types.TypeUtil;
 import org.apache.iceberg.types.Types;
-import org.apache.iceberg.util.SnapshotUtil;
 
 /**
  * Entry point of time-travel reads: {@link #of(TableHandle)} returns a query of the current
@@ -57,34 +58,20 @@ public final class TableQuery {
 
   /** A query of the table's current snapshot, with every column and no filter. */
   public static TimeTravelQuery of(TableHandle handle) {
-    return new Query(handle, Version.CURRENT, null, Expressions.alwaysTrue(), true);
-  }
-
-  /** Which version a query reads; resolved lazily so a query can outlive many commits. */
-  record Version(Kind kind, long snapshotId, Instant time, String ref) {
-    enum Kind { CURRENT, SNAPSHOT, TIME, REF }
-
-    static final Version CURRENT = new Version(Kind.CURRENT, -1, null, null);
-  }
-
-  /** A version resolved against table metadata: the snapshot (null for an empty table) and its schema. */
-  record Resolved(Table table, Snapshot snapshot, Schema schema) {
-    long snapshotId() {
-      return snapshot == null ? -1L : snapshot.snapshotId();
-    }
+    return new Query(handle, ReadVersion.current(), null, Expressions.alwaysTrue(), true);
   }
 
   /** What a query reads: the projected columns, and the read schema (projection plus filter columns). */
-  record Plan(Resolved resolved, Schema projected, Schema readSchema, Expression filter, boolean caseSensitive) {}
+  record Plan(VersionResolver.Resolved resolved, Schema projected, Schema readSchema, Expression filter, boolean caseSensitive) {}
 
   private static final class Query implements TimeTravelQuery {
     private final TableHandle handle;
-    private final Version version;
+    private final ReadVersion version; // resolved lazily, so a query can outlive many commits
     private final List<String> columns; // null: every column of the version's schema
     private final Expression filter;
     private final boolean caseSensitive;
 
-    private Query(TableHandle handle, Version version, List<String> columns, Expression filter, boolean caseSensitive) {
+    private Query(TableHandle handle, ReadVersion version, List<String> columns, Expression filter, boolean caseSensitive) {
       this.handle = requireNonNull(handle, "handle is null");
       this.version = version;
       this.columns = columns == null ? null : List.copyOf(columns);
@@ -94,24 +81,22 @@ public final class TableQuery {
 
     @Override
     public TimeTravelQuery current() {
-      return new Query(handle, Version.CURRENT, columns, filter, caseSensitive);
+      return new Query(handle, ReadVersion.current(), columns, filter, caseSensitive);
     }
 
     @Override
     public TimeTravelQuery asOfSnapshot(long snapshotId) {
-      return new Query(handle, new Version(Version.Kind.SNAPSHOT, snapshotId, null, null), columns, filter, caseSensitive);
+      return new Query(handle, ReadVersion.snapshot(snapshotId), columns, filter, caseSensitive);
     }
 
     @Override
     public TimeTravelQuery asOf(Instant time) {
-      requireNonNull(time, "time is null");
-      return new Query(handle, new Version(Version.Kind.TIME, -1, time, null), columns, filter, caseSensitive);
+      return new Query(handle, ReadVersion.asOf(time), columns, filter, caseSensitive);
     }
 
     @Override
     public TimeTravelQuery atRef(String ref) {
-      requireNonNull(ref, "ref is null");
-      return new Query(handle, new Version(Version.Kind.REF, -1, null, ref), columns, filter, caseSensitive);
+      return new Query(handle, ReadVersion.ref(ref), columns, filter, caseSensitive);
     }
 
     @Override
@@ -121,7 +106,7 @@ public final class TableQuery {
         requireNonNull(column, "column is null");
       }
       if (selected.length == 0) {
-        throw new IllegalArgumentException("Cannot select columns: no column given");
+        throw new InvalidArgumentException("Cannot select columns: no column given");
       }
       return new Query(handle, version, Arrays.asList(selected), filter, caseSensitive);
     }
@@ -131,6 +116,36 @@ public final class TableQuery {
       requireNonNull(more, "filter is null");
       Expression combined = filter == Expressions.alwaysTrue() ? more : Expressions.and(filter, more);
       return new Query(handle, version, columns, combined, caseSensitive);
+    }
+
+    @Override
+    public TableId table() {
+      return handle.id();
+    }
+
+    @Override
+    public ReadVersion version() {
+      return version;
+    }
+
+    @Override
+    public Optional<List<String>> columns() {
+      return Optional.ofNullable(columns);
+    }
+
+    @Override
+    public Expression filter() {
+      return filter;
+    }
+
+    @Override
+    public <T> T unwrap(Class<T> type) {
+      requireNonNull(type, "type is null");
+      if (type.isInstance(handle.table())) {
+        return type.cast(handle.table());
+      }
+      throw new InvalidArgumentException("Cannot unwrap query of table " + handle.id() + ": no object of type: "
+          + type.getName());
     }
 
     @Override
@@ -162,59 +177,14 @@ public final class TableQuery {
 
     private Plan plan() {
       Table table = handle.translating("refresh table " + handle.id(), handle::refreshed);
-      Resolved resolved = resolve(table);
+      VersionResolver.Resolved resolved = VersionResolver.resolve(handle.id(), table, version);
       Schema projected = project(resolved);
       Schema readSchema = withFilterColumns(resolved, projected);
       return new Plan(resolved, projected, readSchema, filter, caseSensitive);
     }
 
-    private Resolved resolve(Table table) {
-      String prefix = "Cannot read table " + handle.id() + ": ";
-      Snapshot snapshot;
-      switch (version.kind()) {
-        case CURRENT -> snapshot = table.currentSnapshot();
-        case SNAPSHOT -> {
-          snapshot = table.snapshot(version.snapshotId());
-          if (snapshot == null) {
-            throw new SnapshotNotFoundException(prefix + "unknown snapshot id: " + version.snapshotId());
-          }
-        }
-        case TIME -> {
-          Long id = SnapshotUtil.nullableSnapshotIdAsOfTime(table, version.time().toEpochMilli());
-          snapshot = id == null ? null : table.snapshot(id);
-          if (snapshot == null) {
-            throw new SnapshotNotFoundException(prefix + "time is before the first snapshot: " + version.time());
-          }
-        }
-        case REF -> {
-          SnapshotRef ref = table.refs().get(version.ref());
-          snapshot = ref == null ? null : table.snapshot(ref.snapshotId());
-          if (snapshot == null) {
-            throw new SnapshotNotFoundException(prefix + "unknown ref: " + version.ref());
-          }
-        }
-        default -> throw new IllegalStateException("Unknown version kind: " + version.kind());
-      }
-      if (snapshot == null) {
-        return new Resolved(table, null, table.schema());
-      }
-      // Iceberg's rule: the current state and branches read with the table's schema (so a schema
-      // change is visible before the next write); snapshot ids, times and tags read with the
-      // schema the snapshot was written with.
-      if (version.kind() == Version.Kind.CURRENT
-          || (version.kind() == Version.Kind.REF && table.refs().get(version.ref()).isBranch())) {
-        return new Resolved(table, snapshot, table.schema());
-      }
-      Integer schemaId = snapshot.schemaId();
-      Schema schema = schemaId == null ? null : table.schemas().get(schemaId);
-      if (schema == null) {
-        schema = SnapshotUtil.schemaFor(table, snapshot.snapshotId());
-      }
-      return new Resolved(table, snapshot, schema);
-    }
-
     /** The selected columns in the order asked for (nested names keep their top-level column). */
-    private Schema project(Resolved resolved) {
+    private Schema project(VersionResolver.Resolved resolved) {
       Schema schema = resolved.schema();
       if (columns == null) {
         return schema;
@@ -252,7 +222,7 @@ public final class TableQuery {
     }
 
     /** Appends the top-level columns the filter needs but the projection lacks. */
-    private Schema withFilterColumns(Resolved resolved, Schema projected) {
+    private Schema withFilterColumns(VersionResolver.Resolved resolved, Schema projected) {
       if (filter == Expressions.alwaysTrue()) {
         return projected;
       }
