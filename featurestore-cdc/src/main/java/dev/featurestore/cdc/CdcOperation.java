@@ -12,7 +12,7 @@ public enum CdcOperation {
    * Parses {@code insert}, {@code update} or {@code delete} (any case; {@code i}, {@code u},
    * {@code d} and Debezium's {@code c}, {@code r} for insert are accepted too).
    *
-   * @throws IllegalArgumentException for anything else: {@code Cannot create CDC entry: unknown
+   * @throws dev.featurestore.InvalidArgumentException for anything else: {@code Cannot create CDC entry: unknown
    *     operation: upsert}
    */
   public static CdcOperation parse(String operation) {
@@ -30,7 +30,7 @@ public enum CdcOperation {
         default -> { }
       }
     }
-    throw new IllegalArgumentException("Cannot create CDC entry: unknown operation: " + operation);
+    throw new dev.featurestore.InvalidArgumentException("Cannot create CDC entry: unknown operation: " + operation);
   }
 
   /** The lower-case name stored in the change log. */

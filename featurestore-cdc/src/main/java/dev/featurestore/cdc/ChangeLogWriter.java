@@ -61,12 +61,12 @@ final class ChangeLogWriter implements TableWriter {
     return Map.copyOf(props);
   }
 
-  /** @throws IllegalArgumentException if an existing table lacks a change-log column */
+  /** @throws dev.featurestore.InvalidArgumentException if an existing table lacks a change-log column */
   static void checkSchema(Schema schema, String name) {
     for (Types.NestedField field : CdcTables.changeLogSchema().columns()) {
       Types.NestedField actual = schema.findField(field.name());
       if (actual == null || !actual.type().equals(field.type())) {
-        throw new IllegalArgumentException("Cannot use table " + name + " as a CDC change log: missing column: "
+        throw new dev.featurestore.InvalidArgumentException("Cannot use table " + name + " as a CDC change log: missing column: "
             + field.name() + " " + field.type());
       }
     }
@@ -83,7 +83,17 @@ final class ChangeLogWriter implements TableWriter {
   }
 
   /** A batch's data files, written and not committed yet. */
-  record Prepared(List<Logged> entries, List<DataFile> files) {}
+  record Prepared(ChangeLogWriter owner, List<Logged> entries, List<DataFile> files) implements WrittenAhead {
+    @Override
+    public Committed commit(long lastSeq) {
+      return owner.commit(this, lastSeq);
+    }
+
+    @Override
+    public void discard() {
+      owner.discard(this);
+    }
+  }
 
   @Override
   public Committed write(List<Logged> entries, long lastSeq, long commitMillis) {
@@ -115,7 +125,7 @@ final class ChangeLogWriter implements TableWriter {
       throw e;
     }
     hooks.at("flush.files-written");
-    return new Prepared(entries, files);
+    return new Prepared(this, entries, files);
   }
 
   /**
@@ -165,7 +175,8 @@ final class ChangeLogWriter implements TableWriter {
    * loading and native codec setup (a cold first commit took 1-2 s, the freshness tail): a
    * Parquet file of synthetic rows and a manifest listing it, neither stored nor committed.
    */
-  void warmUp() {
+  @Override
+  public void warmUp() {
     Schema schema = table.schema();
     InMemoryOutputFile out = new InMemoryOutputFile();
     FileAppender<Record> appender;
@@ -258,6 +269,6 @@ final class ChangeLogWriter implements TableWriter {
         return i;
       }
     }
-    throw new IllegalStateException("Cannot write CDC change log: missing column: " + column);
+    throw new dev.featurestore.InvalidStateException("Cannot write CDC change log: missing column: " + column);
   }
 }

@@ -48,7 +48,7 @@ final class Json {
     try {
       return MAPPER.writeValueAsString(image);
     } catch (JsonProcessingException e) {
-      throw new IllegalArgumentException("Cannot create CDC entry: image is not JSON-serializable: " + e.getOriginalMessage(), e);
+      throw new dev.featurestore.InvalidArgumentException("Cannot create CDC entry: image is not JSON-serializable: " + e.getOriginalMessage(), e);
     }
   }
 
@@ -56,7 +56,7 @@ final class Json {
     try {
       return MAPPER.readValue(json, MAP);
     } catch (JsonProcessingException e) {
-      throw new IllegalStateException("Cannot read CDC image: invalid JSON: " + e.getOriginalMessage(), e);
+      throw new dev.featurestore.InvalidStateException("Cannot read CDC image: invalid JSON: " + e.getOriginalMessage(), e);
     }
   }
 

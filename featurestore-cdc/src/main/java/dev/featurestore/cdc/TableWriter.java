@@ -18,4 +18,22 @@ interface TableWriter {
    * written are deleted before the exception propagates.
    */
   Committed write(List<Logged> entries, long lastSeq, long commitMillis);
+
+  /**
+   * Runs the write path once in memory so the first batch does not pay class loading and codec
+   * setup; a failure only costs that speed. Writers without a costly setup do nothing.
+   */
+  default void warmUp() {}
+
+  /** A batch's files written ahead of its commit, committed or discarded by the writer that wrote them. */
+  interface WrittenAhead {
+    /** The entries the files hold. */
+    List<Logged> entries();
+
+    /** Commits the files with the mark {@code lastSeq}; on a failure other than an unknown outcome they are deleted. */
+    Committed commit(long lastSeq);
+
+    /** Deletes the files: they will not be committed. */
+    void discard();
+  }
 }
