@@ -173,6 +173,9 @@ final class BatchCommitter {
     if (failure instanceof CommitStateUnknownException) {
       throw new CommitStateUnknownException(message, failure);
     }
+    if (failure instanceof CdcLeaseException) {
+      throw new CdcLeaseException(message, failure);
+    }
     throw new FeatureStoreException(message, failure);
   }
 

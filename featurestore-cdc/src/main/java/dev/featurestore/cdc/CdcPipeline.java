@@ -3,9 +3,7 @@ package dev.featurestore.cdc;
 import static java.util.Objects.requireNonNull;
 
 import dev.featurestore.FeatureStore;
-import dev.featurestore.FeatureTable;
 import dev.featurestore.InvalidArgumentException;
-import dev.featurestore.TableDefinition;
 import dev.featurestore.TableId;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -16,7 +14,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.TableProperties;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -66,6 +63,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class CdcPipeline implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(CdcPipeline.class);
+  private static final Duration DEFAULT_LEASE = Duration.ofSeconds(30);
   private static final Pattern SHARD = Pattern.compile("[A-Za-z0-9_.-]{1,100}");
 
   private final CdcSettings settings;
@@ -74,51 +72,37 @@ public final class CdcPipeline implements AutoCloseable {
   private final BatchCommitter committer;
   private final EntryAcceptor acceptor;
   private final Flusher flusher;
+  private final ShardLease lease;
 
   private CdcPipeline(CdcSettings s) {
     this.settings = s;
     this.shard = s.shard();
-    List<TableWriter> writers = new ArrayList<>();
-    String codec = s.compression().codec();
-    ChangeLogWriter changeLog = null;
+    WriteAheadLog wal = new WriteAheadLog(s.walDirectory(), shard, s.fsync(), s.hooks());
+    List<TableId> tables = new ArrayList<>();
     if (s.changeLog() != null) {
-      Table t = openTable(s, s.changeLog(), CdcMode.CHANGE_LOG);
-      ChangeLogWriter.checkSchema(t.schema(), s.changeLog().toString());
-      changeLog = new ChangeLogWriter(t, s.changeLog().toString(), shard, codec, s.hooks());
-      writers.add(changeLog);
+      tables.add(s.changeLog());
     }
     if (s.currentState() != null) {
-      Table t = openTable(s, s.currentState(), CdcMode.CURRENT_STATE);
-      CurrentStateWriter.checkTable(t, s.currentState().toString());
-      writers.add(new CurrentStateWriter(t, s.currentState().toString(), shard, codec, s.evolveSchema(), s.hooks()));
+      tables.add(s.currentState());
     }
-    WriteAheadLog wal = new WriteAheadLog(s.walDirectory(), shard, s.fsync(), s.hooks());
+    ShardLease lease = ShardLease.NONE;
     try {
-      long[] marks = new long[writers.size()];
-      long minMark = Long.MAX_VALUE;
-      long maxMark = 0;
-      for (int i = 0; i < writers.size(); i++) {
-        marks[i] = CdcTables.readMark(writers.get(i).table(), shard).orElse(0);
-        minMark = Math.min(minMark, marks[i]);
-        maxMark = Math.max(maxMark, marks[i]);
-      }
-      this.committer = new BatchCommitter(s, writers, marks, metrics);
-      List<Logged> logged = wal.recover(s.walRecovery());
-      metrics.skippedWalRecords.set(wal.skippedRecords());
-      long maxLogged = logged.isEmpty() ? 0 : logged.get(logged.size() - 1).seq();
-      wal.deleteThrough(minMark);
-      List<Logged> replay = new ArrayList<>();
-      for (Logged l : logged) {
-        if (l.seq() > minMark) {
-          replay.add(new Logged(l.entry.withSequence(l.seq(), shard), l.acceptedMillis, l.beforeJson, l.afterJson));
+      lease = ShardLease.acquire(s, tables);
+      ShardLease fence = lease;
+      // the lease is checked at the last point before each commit
+      Hooks hooks = point -> {
+        if (point.equals("commit.before")) {
+          fence.checkBeforeCommit();
         }
-      }
-      metrics.recovered(replay.size());
-      this.acceptor = new EntryAcceptor(s, wal, metrics, committer::minCommitted, replay, Math.max(maxLogged, maxMark) + 1);
-      if (!replay.isEmpty()) {
-        LOG.info("CDC shard {}: replaying {} entries from the write-ahead log (sequences {}..{}; table marks {})",
-            shard, replay.size(), replay.get(0).seq(), replay.get(replay.size() - 1).seq(), committer.marks());
-      }
+        s.hooks().at(point);
+      };
+      CdcTables.Writers targets = CdcTables.writers(s, hooks);
+      List<TableWriter> writers = targets.all();
+      Recovery recovery = Recovery.load(s, wal, writers);
+      metrics.skippedWalRecords.set(wal.skippedRecords());
+      metrics.recovered(recovery.replay().size());
+      this.committer = new BatchCommitter(s, writers, recovery.marks(), metrics);
+      this.acceptor = new EntryAcceptor(s, wal, metrics, committer::minCommitted, recovery.replay(), recovery.nextSeq());
       s.hooks().at("recovery.loaded");
       for (TableWriter writer : writers) {
         try {
@@ -127,30 +111,15 @@ public final class CdcPipeline implements AutoCloseable {
           LOG.debug("CDC shard {}: warming up the write path failed: {}", shard, e.toString());
         }
       }
+      this.lease = lease;
+      WriteAhead writeAhead = targets.changeLogOnly() == null ? null : new WriteAhead(targets.changeLogOnly(), shard);
+      this.flusher = new Flusher(s, acceptor, committer, writeAhead);
     } catch (RuntimeException e) {
+      lease.close();
       wal.close();
       throw e;
     }
-    WriteAhead writeAhead = writers.size() == 1 && changeLog != null ? new WriteAhead(changeLog, shard) : null;
-    this.flusher = new Flusher(s, acceptor, committer, writeAhead);
     flusher.start();
-  }
-
-  private static Table openTable(CdcSettings s, TableId id, CdcMode mode) {
-    FeatureStore store = s.store();
-    FeatureTable table = store.findTable(id).orElseGet(() -> {
-      TableDefinition.Builder def = mode == CdcMode.CHANGE_LOG
-          ? TableDefinition.builder(id, CdcTables.changeLogSchema())
-          : TableDefinition.builder(id, CdcTables.currentStateSchema())
-              .partitionSpec(CdcTables.currentStateSpec(CdcTables.currentStateSchema(), s.buckets()));
-      def.property(TableProperties.PARQUET_COMPRESSION, s.compression().codec());
-      try {
-        return store.createTable(def.build());
-      } catch (dev.featurestore.TableAlreadyExistsException e) {
-        return store.table(id); // another shard created it first
-      }
-    });
-    return table.unwrap(Table.class);
   }
 
   /** A builder for a pipeline writing through {@code store}. */
@@ -315,6 +284,7 @@ public final class CdcPipeline implements AutoCloseable {
     }
     acceptor.markClosed();
     flusher.stop();
+    lease.close();
     if (failure != null) {
       throw failure;
     }
@@ -347,7 +317,7 @@ public final class CdcPipeline implements AutoCloseable {
     private int buckets = 16;
     private WalRecovery walRecovery = WalRecovery.TOLERATE_TORN_TAIL;
     private int maxTypedColumns = 1_000;
-    private Duration leaseDuration = Duration.ofSeconds(30);
+    private Duration leaseDuration = DEFAULT_LEASE;
     private Hooks hooks = Hooks.NONE;
 
     private Builder(FeatureStore store) {
@@ -463,6 +433,28 @@ public final class CdcPipeline implements AutoCloseable {
      */
     public Builder walRecovery(WalRecovery mode) {
       this.walRecovery = requireNonNull(mode, "mode is null");
+      return this;
+    }
+
+    /**
+     * How long the shard lease in the catalog database lasts without renewal (default 30 s; it is
+     * renewed every third of it): after a holder dies, another pipeline may take the shard over
+     * once it expired. Commits check it first; keep hosts' clocks well within it of each other.
+     */
+    public Builder shardLease(Duration duration) {
+      requireNonNull(duration, "duration is null");
+      InvalidArgumentException.check(duration.toMillis() >= 100, "Cannot set CDC shard lease: shorter than 100 ms: %s", duration);
+      this.leaseDuration = duration;
+      return this;
+    }
+
+    /**
+     * No shard lease: only the log directory's lock file keeps a second pipeline off the shard.
+     * Required for REST and caller-supplied catalogs (no database to hold the lease); the caller
+     * then guarantees one writer per shard and table.
+     */
+    public Builder withoutShardLease() {
+      this.leaseDuration = null;
       return this;
     }
 

@@ -58,14 +58,18 @@ final class CurrentStateWriter implements TableWriter {
   private final String shard;
   private final String compression;
   private final boolean evolveSchema;
+  /** At most this many typed columns (besides the fixed ones); further fields stay in {@code _doc} only. */
+  private final int maxTypedColumns;
   private final Hooks hooks;
 
-  CurrentStateWriter(Table table, String name, String shard, String compression, boolean evolveSchema, Hooks hooks) {
+  CurrentStateWriter(Table table, String name, String shard, String compression, boolean evolveSchema,
+      int maxTypedColumns, Hooks hooks) {
     this.table = table;
     this.name = name;
     this.shard = shard;
     this.compression = compression;
     this.evolveSchema = evolveSchema;
+    this.maxTypedColumns = maxTypedColumns;
     this.hooks = hooks;
   }
 
