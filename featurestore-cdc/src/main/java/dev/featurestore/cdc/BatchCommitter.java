@@ -91,7 +91,15 @@ final class BatchCommitter {
           todo.add(l);
         }
       }
-      TableWriter.Committed done = commitWithRetries(writer, todo, first, last, ahead);
+      TableWriter.Committed done;
+      try {
+        done = commitWithRetries(writer, todo, first, last, ahead);
+      } catch (Rejected r) {
+        if (!writer.isolatesFailingEntries()) {
+          throw r.failure;
+        }
+        done = isolate(t, writer, todo, r.failure);
+      }
       ahead = null;
       synchronized (this) {
         committed[t] = last;
@@ -108,10 +116,82 @@ final class BatchCommitter {
         snapshotId < 0 ? OptionalLong.empty() : OptionalLong.of(snapshotId), OptionalLong.of(first), OptionalLong.of(last));
   }
 
+  /**
+   * A batch the writer cannot take for a reason of its own (a non-retryable failure or an
+   * {@code Error}), not of the store: the entries at fault may be isolated.
+   */
+  private static final class Rejected extends RuntimeException {
+    final RuntimeException failure;
+
+    Rejected(RuntimeException failure) {
+      super(failure.getMessage(), failure, false, false);
+      this.failure = failure;
+    }
+  }
+
+  /**
+   * Splits a batch the writer rejects into halves until the entries at fault are alone: each is
+   * dead-lettered and the table's mark moved past it (an empty commit), so it is never replayed;
+   * the other entries are committed. Returns what the commits did, with the dead letters.
+   */
+  private TableWriter.Committed isolate(int t, TableWriter writer, List<Logged> todo, RuntimeException failure) {
+    long last = todo.get(todo.size() - 1).seq();
+    if (todo.size() == 1) {
+      Logged l = todo.get(0);
+      String reason = "Cannot apply CDC entry to current state: writing it failed: " + failure.getMessage();
+      LOG.warn("CDC shard {}: entry {} ({}/{}) cannot be written to {}; dead-lettered: {}", settings.shard(), l.seq(),
+          l.entry.collection(), l.entry.docId(), writer.name(), failure.getMessage());
+      TableWriter.Committed marked = commitOrThrow(writer, List.of(), l.seq());
+      synchronized (this) {
+        committed[t] = l.seq();
+      }
+      return merge(marked, new TableWriter.Committed(0, 0, -1, List.of(new DeadLetter(l.entry, reason))));
+    }
+    int half = todo.size() / 2;
+    TableWriter.Committed total = new TableWriter.Committed(0, 0, -1, List.of());
+    for (List<Logged> part : List.of(todo.subList(0, half), todo.subList(half, todo.size()))) {
+      long partLast = part.get(part.size() - 1).seq();
+      TableWriter.Committed done;
+      try {
+        done = commitWithRetries(writer, part, part.get(0).seq(), partLast, null);
+      } catch (Rejected r) {
+        done = isolate(t, writer, part, r.failure);
+      }
+      synchronized (this) {
+        committed[t] = partLast;
+      }
+      total = merge(total, done);
+    }
+    LOG.debug("CDC shard {}: isolated the failing entries of sequences ..{} in {}", settings.shard(), last, writer.name());
+    return total;
+  }
+
+  private TableWriter.Committed commitOrThrow(TableWriter writer, List<Logged> todo, long last) {
+    try {
+      return commitWithRetries(writer, todo, last, last, null);
+    } catch (Rejected r) {
+      throw r.failure;
+    }
+  }
+
+  private static TableWriter.Committed merge(TableWriter.Committed a, TableWriter.Committed b) {
+    if (a == null) {
+      return b;
+    }
+    if (b == null) {
+      return a;
+    }
+    List<DeadLetter> dead = new ArrayList<>(a.deadLetters());
+    dead.addAll(b.deadLetters());
+    return new TableWriter.Committed(a.files() + b.files(), a.bytes() + b.bytes(),
+        b.snapshotId() >= 0 ? b.snapshotId() : a.snapshotId(), dead);
+  }
+
   /** Returns null when the table turned out to hold the batch already (an unknown outcome that landed). */
   private TableWriter.Committed commitWithRetries(TableWriter writer, List<Logged> todo, long first, long last,
       TableWriter.WrittenAhead writtenAhead) {
     RuntimeException failure = null;
+    boolean rejected = false;
     int attempt = 0;
     TableWriter.WrittenAhead prepared = writtenAhead;
     if (prepared != null && !prepared.entries().equals(todo)) {
@@ -132,6 +212,13 @@ final class BatchCommitter {
         }
         metrics.commitTook(start);
         return done;
+      } catch (VirtualMachineError e) {
+        if (!(e instanceof OutOfMemoryError) && !(e instanceof StackOverflowError)) {
+          throw e;
+        }
+        failure = new FeatureStoreException("Cannot commit CDC batch to table " + writer.name() + ": " + e, e);
+        attempt++;
+        break;
       } catch (RuntimeException e) {
         if (isUnknownOutcome(e)) {
           // never retry blindly: the table's mark says whether the commit landed
@@ -150,6 +237,9 @@ final class BatchCommitter {
               "commit CDC batch to table " + writer.name());
           if (!retryable(failure)) {
             attempt++;
+            if (!(failure instanceof CdcLeaseException)) {
+              rejected = true;
+            }
             break;
           }
         }
@@ -164,19 +254,27 @@ final class BatchCommitter {
         + " after " + (attempt - 1) + (attempt == 2 ? " attempt" : " attempts") + "; the entries stay in the write-ahead log: "
         + failure.getMessage();
     metrics.error(message);
+    RuntimeException typed = typed(message, failure);
+    if (rejected || failure.getCause() instanceof VirtualMachineError) {
+      throw new Rejected(typed);
+    }
+    throw typed;
+  }
+
+  private static RuntimeException typed(String message, RuntimeException failure) {
     if (failure instanceof CommitConflictException) {
-      throw new CommitConflictException(message, failure);
+      return new CommitConflictException(message, failure);
     }
     if (failure instanceof StorageException) {
-      throw new StorageException(message, failure);
+      return new StorageException(message, failure);
     }
     if (failure instanceof CommitStateUnknownException) {
-      throw new CommitStateUnknownException(message, failure);
+      return new CommitStateUnknownException(message, failure);
     }
     if (failure instanceof CdcLeaseException) {
-      throw new CdcLeaseException(message, failure);
+      return new CdcLeaseException(message, failure);
     }
-    throw new FeatureStoreException(message, failure);
+    return new FeatureStoreException(message, failure);
   }
 
   private static boolean retryable(RuntimeException e) {

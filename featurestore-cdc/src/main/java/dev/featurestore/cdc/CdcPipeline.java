@@ -58,8 +58,8 @@ import org.slf4j.LoggerFactory;
  * log. One background thread commits; {@link #flush()} commits on the caller's thread; commits are
  * one at a time, in sequence order. A change-log-only pipeline also writes the next sealed batch's
  * data files on a second thread while the current batch commits. Several
- * pipelines (shards) may write one table, in one or several processes; one shard may be open in
- * one pipeline only (a lock file in the log directory).
+ * pipelines (shards) may write one table, in one or several processes; one shard of a table may
+ * be open in one pipeline only (a lease in the catalog database, see {@link Builder#shardLease}).
  */
 public final class CdcPipeline implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(CdcPipeline.class);
@@ -78,24 +78,10 @@ public final class CdcPipeline implements AutoCloseable {
     this.settings = s;
     this.shard = s.shard();
     WriteAheadLog wal = new WriteAheadLog(s.walDirectory(), shard, s.fsync(), s.hooks());
-    List<TableId> tables = new ArrayList<>();
-    if (s.changeLog() != null) {
-      tables.add(s.changeLog());
-    }
-    if (s.currentState() != null) {
-      tables.add(s.currentState());
-    }
     ShardLease lease = ShardLease.NONE;
     try {
-      lease = ShardLease.acquire(s, tables);
-      ShardLease fence = lease;
-      // the lease is checked at the last point before each commit
-      Hooks hooks = point -> {
-        if (point.equals("commit.before")) {
-          fence.checkBeforeCommit();
-        }
-        s.hooks().at(point);
-      };
+      lease = ShardLease.acquire(s);
+      Hooks hooks = lease.fencing(s.hooks());
       CdcTables.Writers targets = CdcTables.writers(s, hooks);
       List<TableWriter> writers = targets.all();
       Recovery recovery = Recovery.load(s, wal, writers);
@@ -423,6 +409,17 @@ public final class CdcPipeline implements AutoCloseable {
         throw new InvalidArgumentException("Cannot set CDC current-state buckets: must be positive: " + buckets);
       }
       this.buckets = buckets;
+      return this;
+    }
+
+    /**
+     * At most this many typed columns in the current-state table besides its fixed ones (default
+     * 1,000): fields beyond the cap are kept in {@code _doc} only, so one document with a huge
+     * number of fields cannot make every row that wide.
+     */
+    public Builder currentStateTypedColumns(int max) {
+      InvalidArgumentException.check(max >= 0, "Cannot set CDC current-state typed columns: negative: %s", max);
+      this.maxTypedColumns = max;
       return this;
     }
 

@@ -58,6 +58,7 @@ final class CurrentStateWriter implements TableWriter {
   private final String shard;
   private final String compression;
   private final boolean evolveSchema;
+  private static final int FIXED_COLUMNS = CdcTables.currentStateSchema().columns().size();
   /** At most this many typed columns (besides the fixed ones); further fields stay in {@code _doc} only. */
   private final int maxTypedColumns;
   private final Hooks hooks;
@@ -104,6 +105,11 @@ final class CurrentStateWriter implements TableWriter {
 
   private static String key(CdcEntry e) {
     return e.collection() + '\u0000' + e.docId();
+  }
+
+  @Override
+  public boolean isolatesFailingEntries() {
+    return true;
   }
 
   @Override
@@ -225,8 +231,8 @@ final class CurrentStateWriter implements TableWriter {
         row.setField(CdcTables.UPDATED_AT, committedAt);
         row.setField(CdcTables.DOC, logged.afterJson);
         for (Map.Entry<String, Object> field : images.get(change.getKey()).entrySet()) {
-          if (projected(field.getKey(), field.getValue())) {
-            Types.NestedField column = schema.findField(field.getKey());
+          Types.NestedField column = projected(field.getKey(), field.getValue()) ? schema.findField(field.getKey()) : null;
+          if (column != null) {
             row.setField(field.getKey(), convert(field.getValue(), column.type()));
           }
         }
@@ -301,6 +307,9 @@ final class CurrentStateWriter implements TableWriter {
       if (column == null) {
         if (!evolveSchema) {
           return "Cannot apply CDC entry to current state: unknown field and schema evolution is off: " + fieldName;
+        }
+        if (columns.size() + adds.size() - FIXED_COLUMNS >= maxTypedColumns) {
+          continue; // beyond the cap the field stays in _doc only
         }
         adds.put(fieldName, valueType);
         continue;

@@ -78,9 +78,10 @@ final class Flusher {
       }
       try {
         drain();
-      } catch (RuntimeException e) {
+      } catch (RuntimeException | Error e) {
+        // never let a failure end the thread: the batch stays pending and is tried again
         LOG.warn("CDC background flush of shard {} failed; retrying in {}: {}", settings.shard(), settings.flushInterval(),
-            e.getMessage());
+            e.toString());
         BatchCommitter.sleep(Math.max(100, interval));
       }
     }

@@ -60,9 +60,16 @@ final class ShardLease implements AutoCloseable {
    * @throws CdcLeaseException if another pipeline holds one, naming the shard and the holder
    * @throws InvalidArgumentException if the store's catalog cannot hold leases (REST, custom)
    */
-  static ShardLease acquire(CdcSettings s, List<TableId> tables) {
+  static ShardLease acquire(CdcSettings s) {
     if (s.leaseDuration() == null) {
       return NONE;
+    }
+    List<TableId> tables = new ArrayList<>();
+    if (s.changeLog() != null) {
+      tables.add(s.changeLog());
+    }
+    if (s.currentState() != null) {
+      tables.add(s.currentState());
     }
     Optional<CatalogLease> leases = CatalogLease.forStore(s.store().config(), Clock.systemUTC());
     if (leases.isEmpty()) {
@@ -91,6 +98,16 @@ final class ShardLease implements AutoCloseable {
     long period = Math.max(1, s.leaseDuration().toMillis() / 3);
     lease.renewer.scheduleWithFixedDelay(lease::renewQuietly, period, period, TimeUnit.MILLISECONDS);
     return lease;
+  }
+
+  /** {@code hooks}, with this lease checked at the last point before each commit ({@code commit.before}). */
+  Hooks fencing(Hooks hooks) {
+    return point -> {
+      if (point.equals("commit.before")) {
+        checkBeforeCommit();
+      }
+      hooks.at(point);
+    };
   }
 
   /** {@code host/pid/random}: unique per pipeline, readable in messages. */

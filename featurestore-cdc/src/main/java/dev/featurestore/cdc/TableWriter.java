@@ -25,6 +25,15 @@ interface TableWriter {
    */
   default void warmUp() {}
 
+  /**
+   * Whether a batch this writer cannot write (a non-retryable failure or an {@code Error}, such as
+   * running out of memory) is split to find the entries at fault, which are then dead-lettered
+   * and passed over; otherwise the batch stays pending.
+   */
+  default boolean isolatesFailingEntries() {
+    return false;
+  }
+
   /** A batch's files written ahead of its commit, committed or discarded by the writer that wrote them. */
   interface WrittenAhead {
     /** The entries the files hold. */
