@@ -82,8 +82,10 @@ public final class CdcPipeline implements AutoCloseable {
     try {
       lease = ShardLease.acquire(s);
       Hooks hooks = lease.fencing(s.hooks());
-      CdcTables.Writers targets = CdcTables.writers(s, hooks);
+      PendingFiles pending = new PendingFiles(wal.directory(), s.fsync());
+      CdcTables.Writers targets = CdcTables.writers(s, hooks, pending);
       List<TableWriter> writers = targets.all();
+      pending.clean(writers); // files a killed batch may have left
       Recovery recovery = Recovery.load(s, wal, writers);
       metrics.skippedWalRecords.set(wal.skippedRecords());
       metrics.recovered(recovery.replay().size());

@@ -121,21 +121,21 @@ final class CdcTables {
   record Writers(List<TableWriter> all, ChangeLogWriter changeLogOnly) {}
 
   /** Opens (or creates) the target tables, checks their layout and builds their writers. */
-  static Writers writers(CdcSettings s, Hooks hooks) {
+  static Writers writers(CdcSettings s, Hooks hooks, PendingFiles pending) {
     List<TableWriter> writers = new ArrayList<>();
     String codec = s.compression().codec();
     ChangeLogWriter changeLog = null;
     if (s.changeLog() != null) {
       Table t = open(s, s.changeLog(), CdcMode.CHANGE_LOG);
       ChangeLogWriter.checkSchema(t.schema(), s.changeLog().toString());
-      changeLog = new ChangeLogWriter(t, s.changeLog().toString(), s.shard(), codec, hooks);
+      changeLog = new ChangeLogWriter(t, s.changeLog().toString(), s.shard(), codec, hooks, pending);
       writers.add(changeLog);
     }
     if (s.currentState() != null) {
       Table t = open(s, s.currentState(), CdcMode.CURRENT_STATE);
       CurrentStateWriter.checkTable(t, s.currentState().toString());
       writers.add(new CurrentStateWriter(t, s.currentState().toString(), s.shard(), codec, s.evolveSchema(),
-          s.maxTypedColumns(), hooks));
+          s.maxTypedColumns(), hooks, pending));
     }
     return new Writers(List.copyOf(writers), writers.size() == 1 ? changeLog : null);
   }

@@ -38,13 +38,15 @@ final class ChangeLogWriter implements TableWriter {
   private final String shard;
   private final Map<String, String> writerProperties;
   private final Hooks hooks;
+  private final PendingFiles pending;
 
-  ChangeLogWriter(Table table, String name, String shard, String compression, Hooks hooks) {
+  ChangeLogWriter(Table table, String name, String shard, String compression, Hooks hooks, PendingFiles pending) {
     this.table = table;
     this.name = name;
     this.shard = shard;
     this.writerProperties = writerProperties(compression);
     this.hooks = hooks;
+    this.pending = pending;
   }
 
   /**
@@ -83,7 +85,8 @@ final class ChangeLogWriter implements TableWriter {
   }
 
   /** A batch's data files, written and not committed yet. */
-  record Prepared(ChangeLogWriter owner, List<Logged> entries, List<DataFile> files) implements WrittenAhead {
+  record Prepared(ChangeLogWriter owner, List<Logged> entries, List<DataFile> files, PendingFiles.Marker marker)
+      implements WrittenAhead {
     @Override
     public Committed commit(long lastSeq) {
       return owner.commit(this, lastSeq);
@@ -108,7 +111,8 @@ final class ChangeLogWriter implements TableWriter {
    */
   Prepared prepare(Table target, List<Logged> entries, long commitMillis) {
     hooks.at("flush.before-write");
-    DataFileSink sink = new DataFileSink(target, target.schema(), writerProperties);
+    PendingFiles.Marker marker = pending.start(name);
+    DataFileSink sink = new DataFileSink(target, target.schema(), writerProperties, marker);
     List<DataFile> files;
     try {
       RowFiller rows = new RowFiller(target.schema(), commitMillis);
@@ -125,7 +129,7 @@ final class ChangeLogWriter implements TableWriter {
       throw e;
     }
     hooks.at("flush.files-written");
-    return new Prepared(this, entries, files);
+    return new Prepared(this, entries, files, marker);
   }
 
   /**
@@ -157,9 +161,10 @@ final class ChangeLogWriter implements TableWriter {
     } catch (org.apache.iceberg.exceptions.CommitStateUnknownException e) {
       throw e; // the files may be referenced: keep them
     } catch (RuntimeException | Error e) {
-      DataFileSink.deleteFiles(table, files);
+      DataFileSink.deleteFiles(table, files, prepared.marker());
       throw e;
     }
+    DataFileSink.committed(prepared.marker());
     hooks.at("commit.after");
     // this commit's snapshot (the table re-reads the catalog after a commit: another shard may be newer)
     return new Committed(files.size(), bytes, commitMark.committedSnapshotId(table, null), List.of());
@@ -167,7 +172,7 @@ final class ChangeLogWriter implements TableWriter {
 
   /** Deletes the files of a prepared batch that will not be committed. */
   void discard(Prepared prepared) {
-    DataFileSink.deleteFiles(table, prepared.files());
+    DataFileSink.deleteFiles(table, prepared.files(), prepared.marker());
   }
 
   /**

@@ -62,9 +62,10 @@ final class CurrentStateWriter implements TableWriter {
   /** At most this many typed columns (besides the fixed ones); further fields stay in {@code _doc} only. */
   private final int maxTypedColumns;
   private final Hooks hooks;
+  private final PendingFiles pending;
 
   CurrentStateWriter(Table table, String name, String shard, String compression, boolean evolveSchema,
-      int maxTypedColumns, Hooks hooks) {
+      int maxTypedColumns, Hooks hooks, PendingFiles pending) {
     this.table = table;
     this.name = name;
     this.shard = shard;
@@ -72,6 +73,7 @@ final class CurrentStateWriter implements TableWriter {
     this.evolveSchema = evolveSchema;
     this.maxTypedColumns = maxTypedColumns;
     this.hooks = hooks;
+    this.pending = pending;
   }
 
   /** @throws dev.featurestore.InvalidArgumentException if an existing table cannot hold the current state */
@@ -196,7 +198,8 @@ final class CurrentStateWriter implements TableWriter {
     }
 
     hooks.at("flush.before-write");
-    DataFileSink sink = new DataFileSink(target, schema, compression);
+    PendingFiles.Marker marker = pending.start(name);
+    DataFileSink sink = new DataFileSink(target, schema, compression, marker);
     List<DataFile> files;
     OffsetDateTime committedAt = OffsetDateTime.ofInstant(Instant.ofEpochMilli(commitMillis), ZoneOffset.UTC);
     try {
@@ -268,9 +271,10 @@ final class CurrentStateWriter implements TableWriter {
     } catch (org.apache.iceberg.exceptions.CommitStateUnknownException e) {
       throw e;
     } catch (RuntimeException | Error e) {
-      DataFileSink.deleteFiles(table, files);
+      DataFileSink.deleteFiles(table, files, marker);
       throw e;
     }
+    DataFileSink.committed(marker);
     hooks.at("commit.after");
     table.refresh();
     // this commit's snapshot, not whatever another shard or process committed since

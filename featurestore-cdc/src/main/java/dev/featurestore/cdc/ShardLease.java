@@ -78,7 +78,10 @@ final class ShardLease implements AutoCloseable {
           + " one writer per shard is guaranteed otherwise: " + s.shard());
     }
     ShardLease lease = new ShardLease(leases.get(), s.shard(), s.leaseDuration());
-    String owner = owner();
+    String host = host();
+    String logDir = s.walDirectory().resolve(s.shard()).toAbsolutePath().normalize().toString();
+    String owner = host + "/" + ProcessHandle.current().pid() + "/" + UUID.randomUUID().toString().substring(0, 8)
+        + " log " + logDir;
     try {
       for (TableId table : tables) {
         String name = "cdc:" + table + "#" + s.shard();
@@ -86,6 +89,13 @@ final class ShardLease implements AutoCloseable {
           lease.grants.add(leases.get().acquire(name, owner, s.leaseDuration()));
         } catch (InvalidStateException e) {
           CatalogLease.Grant holder = leases.get().holder(name).orElse(null);
+          if (holder != null && holder.owner().startsWith(host + "/") && holder.owner().endsWith(" log " + logDir)) {
+            // the holder used this host's log directory, whose lock this pipeline holds now: it is gone
+            LOG.info("CDC shard {}: taking over the lease of {} from {}, which left the log directory", s.shard(),
+                table, holder.owner());
+            lease.grants.add(leases.get().takeOver(name, holder.owner(), owner, s.leaseDuration()));
+            continue;
+          }
           throw new CdcLeaseException("Cannot open CDC pipeline: shard " + s.shard() + " of table " + table
               + " is held by another pipeline: " + (holder == null ? "?" : holder.owner() + " until " + holder.expiresAt())
               + ": " + s.shard(), e);
@@ -110,15 +120,12 @@ final class ShardLease implements AutoCloseable {
     };
   }
 
-  /** {@code host/pid/random}: unique per pipeline, readable in messages. */
-  private static String owner() {
-    String host;
+  private static String host() {
     try {
-      host = InetAddress.getLocalHost().getHostName();
+      return InetAddress.getLocalHost().getHostName();
     } catch (Exception e) {
-      host = "unknown-host";
+      return "unknown-host";
     }
-    return host + "/" + ProcessHandle.current().pid() + "/" + UUID.randomUUID().toString().substring(0, 8);
   }
 
   private synchronized void renewQuietly() {

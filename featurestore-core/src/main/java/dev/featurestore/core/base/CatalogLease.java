@@ -152,6 +152,42 @@ public final class CatalogLease {
   }
 
   /**
+   * Grants {@code name} to {@code owner} now if {@code previousOwner} holds it, expired or not:
+   * for a caller that knows that holder is gone (for example because it now holds a lock the
+   * holder held while alive). The token increases.
+   *
+   * @throws InvalidStateException {@code Cannot take over lease <name>: held by <owner>, not
+   *     <previous>: <name>} if someone else holds it meanwhile
+   */
+  public synchronized Grant takeOver(String name, String previousOwner, String owner, Duration ttl) {
+    requireNonNull(name, "name is null");
+    requireNonNull(previousOwner, "previousOwner is null");
+    requireNonNull(owner, "owner is null");
+    checkTtl(ttl);
+    long expires = clock.millis() + ttl.toMillis();
+    try (Connection c = connect()) {
+      ensureTable(c);
+      try (PreparedStatement takeOver = c.prepareStatement("UPDATE " + TABLE
+          + " SET owner = ?, token = token + 1, expires_at = ? WHERE name = ? AND owner = ?")) {
+        takeOver.setString(1, owner);
+        takeOver.setLong(2, expires);
+        takeOver.setString(3, name);
+        takeOver.setString(4, previousOwner);
+        takeOver.executeUpdate();
+      }
+      Grant grant = read(c, name).orElseThrow(() -> new InvalidStateException("Cannot take over lease " + name
+          + ": it was never granted: " + name));
+      if (!grant.owner().equals(owner)) {
+        throw new InvalidStateException("Cannot take over lease " + name + ": held by " + grant.owner() + ", not "
+            + previousOwner + ": " + name);
+      }
+      return grant;
+    } catch (SQLException e) {
+      throw failure("take over", name, e);
+    }
+  }
+
+  /**
    * Extends a lease still held with {@code grant}'s token by {@code ttl} from now.
    *
    * @throws InvalidStateException {@code Cannot renew lease <name>: taken over by <owner> (token
