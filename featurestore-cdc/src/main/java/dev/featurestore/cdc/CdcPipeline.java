@@ -163,6 +163,9 @@ public final class CdcPipeline implements AutoCloseable {
    * Accepts an entry built from its parts (see {@link CdcEntry#builder()}). A sequence id of 0 is
    * assigned; any other must be above every sequence id the shard has seen (for feeds that bring
    * their own, such as a database log position); a shard id must be empty or this pipeline's.
+   * An own sequence id at or below the committed high-water mark of every target table is a
+   * redelivery: it is skipped (returned, counted in {@link #redeliveredEntries()}, not logged);
+   * one above the mark but not above the last accepted id is refused.
    *
    * @throws InvalidArgumentException {@code Cannot accept CDC entry: sequence id not above the
    *     shard's last: 5 <= 7}, or {@code Cannot accept CDC entry: wrong shard: s2, this pipeline
@@ -228,6 +231,15 @@ public final class CdcPipeline implements AutoCloseable {
   /** Entries replayed from the write-ahead log when this pipeline opened. */
   public long recoveredEntries() {
     return metrics.recovered();
+  }
+
+  /**
+   * Entries {@link #append appended} with their own sequence id at or below the committed
+   * high-water mark (redeliveries of a feed resuming from an older position): skipped, not
+   * logged again, since this pipeline opened.
+   */
+  public long redeliveredEntries() {
+    return metrics.redelivered.get();
   }
 
   /** Damaged write-ahead log records skipped on open under {@link WalRecovery#SKIP_CORRUPTED}. */
