@@ -485,19 +485,6 @@ public final class CdcPipeline implements AutoCloseable {
      *     {@link #walRecovery})
      */
     public CdcPipeline build() {
-      if (changeLog == null && currentState == null) {
-        throw new InvalidArgumentException("Cannot build CDC pipeline: no target table: set changeLog or currentState");
-      }
-      if (changeLog != null && changeLog.equals(currentState)) {
-        throw new InvalidArgumentException("Cannot build CDC pipeline: change log and current state need two tables: " + changeLog);
-      }
-      if (walDirectory == null) {
-        throw new InvalidArgumentException("Cannot build CDC pipeline: no write-ahead log directory");
-      }
-      if (maxPending < batchSize) {
-        throw new InvalidArgumentException("Cannot build CDC pipeline: pending bound below the batch size: "
-            + maxPending + " < " + batchSize);
-      }
       return new CdcPipeline(new CdcSettings(store, changeLog, currentState, shardId, batchSize, flushInterval,
           compression, walDirectory, fsync, commitRetries, retryBackoff, backpressure, maxPending, evolveSchema, buckets,
           walRecovery, maxTypedColumns, leaseDuration, hooks));

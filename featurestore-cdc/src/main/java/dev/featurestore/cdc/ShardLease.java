@@ -157,7 +157,8 @@ final class ShardLease implements AutoCloseable {
    * catalog database), so a commit is made only while this pipeline demonstrably holds the shard.
    *
    * @throws CdcLeaseException if a lease was lost or taken over (the commit must not be made)
-   * @throws StorageException if the lease cannot be renewed now (the commit is retried)
+   * @throws StorageException if the lease cannot be renewed now, or CommitConflictException if the
+   *     SQLite catalog is locked (the commit is retried)
    */
   synchronized void checkBeforeCommit() {
     if (leases == null) {

@@ -101,6 +101,7 @@ public final class CatalogLease {
    * @throws InvalidStateException {@code Cannot acquire lease <name>: held by <owner> until
    *     <instant>: <name>} if another owner holds it
    * @throws StorageException if the catalog database cannot be reached
+   * @throws dev.featurestore.CommitConflictException if the SQLite catalog stayed locked past its busy timeout
    */
   public synchronized Grant acquire(String name, String owner, Duration ttl) {
     requireNonNull(name, "name is null");
@@ -289,7 +290,12 @@ public final class CatalogLease {
   }
 
   /** The driver's message only: never the URL, which may hold credentials. */
-  private static StorageException failure(String verb, String name, SQLException e) {
+  private static dev.featurestore.FeatureStoreException failure(String verb, String name, SQLException e) {
+    if (Errors.catalogBusy(e)) {
+      // SQLite busy or locked past the busy timeout: nothing was changed, as a locked catalog commit
+      return new dev.featurestore.CommitConflictException("Cannot " + verb + " lease " + name
+          + ": the catalog is locked by another writer: " + name);
+    }
     return new StorageException("Cannot " + verb + " lease " + name + ": the catalog database failed ("
         + e.getClass().getSimpleName() + ", SQL state " + e.getSQLState() + "): " + name);
   }
