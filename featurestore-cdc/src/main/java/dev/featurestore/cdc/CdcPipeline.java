@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import dev.featurestore.FeatureStore;
 import dev.featurestore.InvalidArgumentException;
+import dev.featurestore.InvalidStateException;
 import dev.featurestore.TableId;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -128,7 +129,7 @@ public final class CdcPipeline implements AutoCloseable {
    * @throws InvalidArgumentException if the entry is invalid (messages in {@link CdcEntry})
    * @throws CdcBackpressureException under {@link Backpressure#FAIL_FAST} when the pending bound is reached
    * @throws StorageException if the write-ahead log cannot be written (the entry is not accepted)
-   * @throws dev.featurestore.InvalidStateException if the pipeline is closed
+   * @throws InvalidStateException if the pipeline is closed
    */
   public long createEntry(String operation, String collection, String docId, Map<String, ?> before, Map<String, ?> after) {
     return accept(CdcEntry.of(0, CdcOperation.parse(operation), collection, docId, shard, before, after, null));
@@ -480,7 +481,7 @@ public final class CdcPipeline implements AutoCloseable {
      * @throws InvalidArgumentException if no table or no log directory is set, both modes name the
      *     same table, the pending bound is below the batch size, or an existing table has the wrong
      *     layout
-     * @throws dev.featurestore.InvalidStateException if the shard is open in another pipeline
+     * @throws InvalidStateException if the shard is open in another pipeline
      * @throws WalCorruptionException if the log holds a bad record followed by valid ones (see
      *     {@link #walRecovery})
      */

@@ -1,5 +1,7 @@
 package dev.featurestore.cdc;
 
+import dev.featurestore.InvalidArgumentException;
+import dev.featurestore.InvalidStateException;
 import dev.featurestore.core.base.CommitMarks;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -63,12 +65,12 @@ final class ChangeLogWriter implements TableWriter {
     return Map.copyOf(props);
   }
 
-  /** @throws dev.featurestore.InvalidArgumentException if an existing table lacks a change-log column */
+  /** @throws InvalidArgumentException if an existing table lacks a change-log column */
   static void checkSchema(Schema schema, String name) {
     for (Types.NestedField field : CdcTables.changeLogSchema().columns()) {
       Types.NestedField actual = schema.findField(field.name());
       if (actual == null || !actual.type().equals(field.type())) {
-        throw new dev.featurestore.InvalidArgumentException("Cannot use table " + name + " as a CDC change log: missing column: "
+        throw new InvalidArgumentException("Cannot use table " + name + " as a CDC change log: missing column: "
             + field.name() + " " + field.type());
       }
     }
@@ -274,6 +276,6 @@ final class ChangeLogWriter implements TableWriter {
         return i;
       }
     }
-    throw new dev.featurestore.InvalidStateException("Cannot write CDC change log: missing column: " + column);
+    throw new InvalidStateException("Cannot write CDC change log: missing column: " + column);
   }
 }

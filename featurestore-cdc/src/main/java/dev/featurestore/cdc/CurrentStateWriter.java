@@ -1,5 +1,7 @@
 package dev.featurestore.cdc;
 
+import dev.featurestore.InvalidArgumentException;
+import dev.featurestore.InvalidStateException;
 import dev.featurestore.core.base.CommitMarks;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -76,20 +78,20 @@ final class CurrentStateWriter implements TableWriter {
     this.pending = pending;
   }
 
-  /** @throws dev.featurestore.InvalidArgumentException if an existing table cannot hold the current state */
+  /** @throws InvalidArgumentException if an existing table cannot hold the current state */
   static void checkTable(Table table, String name) {
     Schema schema = table.schema();
     for (Types.NestedField field : CdcTables.currentStateSchema().columns()) {
       Types.NestedField actual = schema.findField(field.name());
       if (actual == null || !actual.type().equals(field.type())) {
-        throw new dev.featurestore.InvalidArgumentException("Cannot use table " + name + " as a CDC current state: missing column: "
+        throw new InvalidArgumentException("Cannot use table " + name + " as a CDC current state: missing column: "
             + field.name() + " " + field.type());
       }
     }
     for (PartitionField field : table.spec().fields()) {
       String source = schema.findColumnName(field.sourceId());
       if (!CdcTables.COLLECTION.equals(source) && !CdcTables.DOC_ID.equals(source)) {
-        throw new dev.featurestore.InvalidArgumentException("Cannot use table " + name
+        throw new InvalidArgumentException("Cannot use table " + name
             + " as a CDC current state: partition field is not on collection or doc_id: " + field.name());
       }
     }
@@ -185,7 +187,7 @@ final class CurrentStateWriter implements TableWriter {
     try (CloseableIterable<FileScanTask> tasks = (base == null ? CloseableIterable.<FileScanTask>empty() : table.newScan().useSnapshot(base.snapshotId()).planFiles())) {
       for (FileScanTask task : tasks) {
         if (!task.deletes().isEmpty()) {
-          throw new dev.featurestore.InvalidStateException("Cannot upsert into CDC current state " + name
+          throw new InvalidStateException("Cannot upsert into CDC current state " + name
               + ": the table has delete files (written by another tool); compact it first: " + task.file().location());
         }
         DataFile file = task.file();

@@ -1,5 +1,6 @@
 package dev.featurestore.cdc;
 
+import dev.featurestore.StorageException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -73,7 +74,7 @@ final class PendingFiles {
           channel.force(false);
         }
       } catch (IOException e) {
-        throw new dev.featurestore.StorageException("Cannot record CDC batch file in " + path + ": " + e.getMessage(), e);
+        throw new StorageException("Cannot record CDC batch file in " + path + ": " + e.getMessage(), e);
       }
     }
 

@@ -1,5 +1,6 @@
 package dev.featurestore.cdc;
 
+import dev.featurestore.InvalidStateException;
 import dev.featurestore.StorageException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -81,7 +82,7 @@ final class WriteAheadLog implements AutoCloseable {
       }
       if (acquired == null) {
         lockChannel.close();
-        throw new dev.featurestore.InvalidStateException("Cannot open CDC pipeline: shard " + shard
+        throw new InvalidStateException("Cannot open CDC pipeline: shard " + shard
             + " is in use by another pipeline: " + dir);
       }
       lock = acquired;
