@@ -2,6 +2,7 @@ package dev.featurestore.cdc;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.featurestore.InvalidArgumentException;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -51,7 +52,7 @@ public record CdcEntry(
     requireNonNull(after, "after is null");
     requireNonNull(transactionId, "transactionId is null");
     if (sequenceId < 0) {
-      throw new IllegalArgumentException("Cannot create CDC entry: negative sequence id: " + sequenceId);
+      throw new InvalidArgumentException("Cannot create CDC entry: negative sequence id: " + sequenceId);
     }
   }
 
@@ -75,32 +76,32 @@ public record CdcEntry(
   /**
    * Validates the parts and builds an entry; used by the builder and by the pipeline.
    *
-   * @throws IllegalArgumentException with one of the messages in the class comment
+   * @throws InvalidArgumentException with one of the messages in the class comment
    */
   static CdcEntry of(long seq, CdcOperation op, String collection, String docId, String shard,
       Map<String, ?> before, Map<String, ?> after, String transactionId) {
     if (op == null) {
-      throw new IllegalArgumentException("Cannot create CDC entry: unknown operation: null");
+      throw new InvalidArgumentException("Cannot create CDC entry: unknown operation: null");
     }
     if (collection == null || collection.isBlank()) {
-      throw new IllegalArgumentException("Cannot create CDC entry: missing collection");
+      throw new InvalidArgumentException("Cannot create CDC entry: missing collection");
     }
     String id = docId == null || docId.isBlank() ? null : docId;
     if (id == null) {
       if (op == CdcOperation.DELETE) {
         Object fromBefore = before == null ? null : before.get("id") != null ? before.get("id") : before.get("_id");
         if (fromBefore == null) {
-          throw new IllegalArgumentException(
+          throw new InvalidArgumentException(
               "Cannot create CDC entry: delete without a doc id or a before image with an id: " + collection);
         }
         id = String.valueOf(fromBefore);
       } else {
-        throw new IllegalArgumentException("Cannot create CDC entry: missing doc id: " + op.code()
+        throw new InvalidArgumentException("Cannot create CDC entry: missing doc id: " + op.code()
             + " into " + collection);
       }
     }
     if (op != CdcOperation.DELETE && after == null) {
-      throw new IllegalArgumentException("Cannot create CDC entry: " + op.code() + " without an after image: "
+      throw new InvalidArgumentException("Cannot create CDC entry: " + op.code() + " without an after image: "
           + collection + "/" + id);
     }
     return new CdcEntry(seq, op, collection, id, shard == null ? "" : shard, image(before), image(after),
@@ -131,7 +132,7 @@ public record CdcEntry(
     /** 0 (the default) lets the pipeline assign the next sequence id of its shard. */
     public Builder sequenceId(long sequenceId) {
       if (sequenceId < 0) {
-        throw new IllegalArgumentException("Cannot create CDC entry: negative sequence id: " + sequenceId);
+        throw new InvalidArgumentException("Cannot create CDC entry: negative sequence id: " + sequenceId);
       }
       this.sequenceId = sequenceId;
       return this;
@@ -179,7 +180,7 @@ public record CdcEntry(
       return this;
     }
 
-    /** @throws IllegalArgumentException if the parts break a rule of {@link CdcEntry} */
+    /** @throws InvalidArgumentException if the parts break a rule of {@link CdcEntry} */
     public CdcEntry build() {
       return of(sequenceId, operation, collection, docId, shardId, before, after, transactionId);
     }

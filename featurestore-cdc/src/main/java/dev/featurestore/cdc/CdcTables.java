@@ -1,11 +1,18 @@
 package dev.featurestore.cdc;
 
+import dev.featurestore.FeatureStore;
+import dev.featurestore.FeatureTable;
+import dev.featurestore.TableDefinition;
+import dev.featurestore.TableId;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.types.Types;
 
 /** The tables' layouts and the high-water marks kept in snapshot summaries. */
@@ -89,5 +96,47 @@ final class CdcTables {
         into.accept(k, v);
       }
     });
+  }
+
+  /** Opens a target table, creating it (with the mode's layout) if missing. */
+  static Table open(CdcSettings s, TableId id, CdcMode mode) {
+    FeatureStore store = s.store();
+    FeatureTable table = store.findTable(id).orElseGet(() -> {
+      TableDefinition.Builder def = mode == CdcMode.CHANGE_LOG
+          ? TableDefinition.builder(id, CdcTables.changeLogSchema())
+          : TableDefinition.builder(id, CdcTables.currentStateSchema())
+              .partitionSpec(CdcTables.currentStateSpec(CdcTables.currentStateSchema(), s.buckets()));
+      def.property(TableProperties.PARQUET_COMPRESSION, s.compression().codec());
+      try {
+        return store.createTable(def.build());
+      } catch (dev.featurestore.TableAlreadyExistsException e) {
+        return store.table(id); // another shard created it first
+      }
+    });
+    return table.unwrap(Table.class);
+  }
+
+
+  /** The writers of a pipeline, in commit order; {@code changeLogOnly} is set when the change log is the only target. */
+  record Writers(List<TableWriter> all, ChangeLogWriter changeLogOnly) {}
+
+  /** Opens (or creates) the target tables, checks their layout and builds their writers. */
+  static Writers writers(CdcSettings s, Hooks hooks, PendingFiles pending) {
+    List<TableWriter> writers = new ArrayList<>();
+    String codec = s.compression().codec();
+    ChangeLogWriter changeLog = null;
+    if (s.changeLog() != null) {
+      Table t = open(s, s.changeLog(), CdcMode.CHANGE_LOG);
+      ChangeLogWriter.checkSchema(t.schema(), s.changeLog().toString());
+      changeLog = new ChangeLogWriter(t, s.changeLog().toString(), s.shard(), codec, hooks, pending);
+      writers.add(changeLog);
+    }
+    if (s.currentState() != null) {
+      Table t = open(s, s.currentState(), CdcMode.CURRENT_STATE);
+      CurrentStateWriter.checkTable(t, s.currentState().toString());
+      writers.add(new CurrentStateWriter(t, s.currentState().toString(), s.shard(), codec, s.evolveSchema(),
+          s.maxTypedColumns(), hooks, pending));
+    }
+    return new Writers(List.copyOf(writers), writers.size() == 1 ? changeLog : null);
   }
 }

@@ -1,5 +1,7 @@
 package dev.featurestore.cdc;
 
+import dev.featurestore.InvalidArgumentException;
+import dev.featurestore.InvalidStateException;
 import dev.featurestore.core.base.CommitMarks;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -38,13 +40,15 @@ final class ChangeLogWriter implements TableWriter {
   private final String shard;
   private final Map<String, String> writerProperties;
   private final Hooks hooks;
+  private final PendingFiles pending;
 
-  ChangeLogWriter(Table table, String name, String shard, String compression, Hooks hooks) {
+  ChangeLogWriter(Table table, String name, String shard, String compression, Hooks hooks, PendingFiles pending) {
     this.table = table;
     this.name = name;
     this.shard = shard;
     this.writerProperties = writerProperties(compression);
     this.hooks = hooks;
+    this.pending = pending;
   }
 
   /**
@@ -61,12 +65,12 @@ final class ChangeLogWriter implements TableWriter {
     return Map.copyOf(props);
   }
 
-  /** @throws IllegalArgumentException if an existing table lacks a change-log column */
+  /** @throws InvalidArgumentException if an existing table lacks a change-log column */
   static void checkSchema(Schema schema, String name) {
     for (Types.NestedField field : CdcTables.changeLogSchema().columns()) {
       Types.NestedField actual = schema.findField(field.name());
       if (actual == null || !actual.type().equals(field.type())) {
-        throw new IllegalArgumentException("Cannot use table " + name + " as a CDC change log: missing column: "
+        throw new InvalidArgumentException("Cannot use table " + name + " as a CDC change log: missing column: "
             + field.name() + " " + field.type());
       }
     }
@@ -83,7 +87,18 @@ final class ChangeLogWriter implements TableWriter {
   }
 
   /** A batch's data files, written and not committed yet. */
-  record Prepared(List<Logged> entries, List<DataFile> files) {}
+  record Prepared(ChangeLogWriter owner, List<Logged> entries, List<DataFile> files, PendingFiles.Marker marker)
+      implements WrittenAhead {
+    @Override
+    public Committed commit(long lastSeq) {
+      return owner.commit(this, lastSeq);
+    }
+
+    @Override
+    public void discard() {
+      owner.discard(this);
+    }
+  }
 
   @Override
   public Committed write(List<Logged> entries, long lastSeq, long commitMillis) {
@@ -98,7 +113,8 @@ final class ChangeLogWriter implements TableWriter {
    */
   Prepared prepare(Table target, List<Logged> entries, long commitMillis) {
     hooks.at("flush.before-write");
-    DataFileSink sink = new DataFileSink(target, target.schema(), writerProperties);
+    PendingFiles.Marker marker = pending.start(name);
+    DataFileSink sink = new DataFileSink(target, target.schema(), writerProperties, marker);
     List<DataFile> files;
     try {
       RowFiller rows = new RowFiller(target.schema(), commitMillis);
@@ -115,7 +131,7 @@ final class ChangeLogWriter implements TableWriter {
       throw e;
     }
     hooks.at("flush.files-written");
-    return new Prepared(entries, files);
+    return new Prepared(this, entries, files, marker);
   }
 
   /**
@@ -147,9 +163,10 @@ final class ChangeLogWriter implements TableWriter {
     } catch (org.apache.iceberg.exceptions.CommitStateUnknownException e) {
       throw e; // the files may be referenced: keep them
     } catch (RuntimeException | Error e) {
-      DataFileSink.deleteFiles(table, files);
+      DataFileSink.deleteFiles(table, files, prepared.marker());
       throw e;
     }
+    DataFileSink.committed(prepared.marker());
     hooks.at("commit.after");
     // this commit's snapshot (the table re-reads the catalog after a commit: another shard may be newer)
     return new Committed(files.size(), bytes, commitMark.committedSnapshotId(table, null), List.of());
@@ -157,7 +174,7 @@ final class ChangeLogWriter implements TableWriter {
 
   /** Deletes the files of a prepared batch that will not be committed. */
   void discard(Prepared prepared) {
-    DataFileSink.deleteFiles(table, prepared.files());
+    DataFileSink.deleteFiles(table, prepared.files(), prepared.marker());
   }
 
   /**
@@ -165,7 +182,8 @@ final class ChangeLogWriter implements TableWriter {
    * loading and native codec setup (a cold first commit took 1-2 s, the freshness tail): a
    * Parquet file of synthetic rows and a manifest listing it, neither stored nor committed.
    */
-  void warmUp() {
+  @Override
+  public void warmUp() {
     Schema schema = table.schema();
     InMemoryOutputFile out = new InMemoryOutputFile();
     FileAppender<Record> appender;
@@ -258,6 +276,6 @@ final class ChangeLogWriter implements TableWriter {
         return i;
       }
     }
-    throw new IllegalStateException("Cannot write CDC change log: missing column: " + column);
+    throw new InvalidStateException("Cannot write CDC change log: missing column: " + column);
   }
 }

@@ -1,5 +1,7 @@
 package dev.featurestore.cdc;
 
+import dev.featurestore.InvalidArgumentException;
+import dev.featurestore.InvalidStateException;
 import dev.featurestore.core.base.CommitMarks;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -58,31 +60,38 @@ final class CurrentStateWriter implements TableWriter {
   private final String shard;
   private final String compression;
   private final boolean evolveSchema;
+  private static final int FIXED_COLUMNS = CdcTables.currentStateSchema().columns().size();
+  /** At most this many typed columns (besides the fixed ones); further fields stay in {@code _doc} only. */
+  private final int maxTypedColumns;
   private final Hooks hooks;
+  private final PendingFiles pending;
 
-  CurrentStateWriter(Table table, String name, String shard, String compression, boolean evolveSchema, Hooks hooks) {
+  CurrentStateWriter(Table table, String name, String shard, String compression, boolean evolveSchema,
+      int maxTypedColumns, Hooks hooks, PendingFiles pending) {
     this.table = table;
     this.name = name;
     this.shard = shard;
     this.compression = compression;
     this.evolveSchema = evolveSchema;
+    this.maxTypedColumns = maxTypedColumns;
     this.hooks = hooks;
+    this.pending = pending;
   }
 
-  /** @throws IllegalArgumentException if an existing table cannot hold the current state */
+  /** @throws InvalidArgumentException if an existing table cannot hold the current state */
   static void checkTable(Table table, String name) {
     Schema schema = table.schema();
     for (Types.NestedField field : CdcTables.currentStateSchema().columns()) {
       Types.NestedField actual = schema.findField(field.name());
       if (actual == null || !actual.type().equals(field.type())) {
-        throw new IllegalArgumentException("Cannot use table " + name + " as a CDC current state: missing column: "
+        throw new InvalidArgumentException("Cannot use table " + name + " as a CDC current state: missing column: "
             + field.name() + " " + field.type());
       }
     }
     for (PartitionField field : table.spec().fields()) {
       String source = schema.findColumnName(field.sourceId());
       if (!CdcTables.COLLECTION.equals(source) && !CdcTables.DOC_ID.equals(source)) {
-        throw new IllegalArgumentException("Cannot use table " + name
+        throw new InvalidArgumentException("Cannot use table " + name
             + " as a CDC current state: partition field is not on collection or doc_id: " + field.name());
       }
     }
@@ -100,6 +109,11 @@ final class CurrentStateWriter implements TableWriter {
 
   private static String key(CdcEntry e) {
     return e.collection() + '\u0000' + e.docId();
+  }
+
+  @Override
+  public boolean isolatesFailingEntries() {
+    return true;
   }
 
   @Override
@@ -173,7 +187,7 @@ final class CurrentStateWriter implements TableWriter {
     try (CloseableIterable<FileScanTask> tasks = (base == null ? CloseableIterable.<FileScanTask>empty() : table.newScan().useSnapshot(base.snapshotId()).planFiles())) {
       for (FileScanTask task : tasks) {
         if (!task.deletes().isEmpty()) {
-          throw new IllegalStateException("Cannot upsert into CDC current state " + name
+          throw new InvalidStateException("Cannot upsert into CDC current state " + name
               + ": the table has delete files (written by another tool); compact it first: " + task.file().location());
         }
         DataFile file = task.file();
@@ -186,7 +200,8 @@ final class CurrentStateWriter implements TableWriter {
     }
 
     hooks.at("flush.before-write");
-    DataFileSink sink = new DataFileSink(target, schema, compression);
+    PendingFiles.Marker marker = pending.start(name);
+    DataFileSink sink = new DataFileSink(target, schema, compression, marker);
     List<DataFile> files;
     OffsetDateTime committedAt = OffsetDateTime.ofInstant(Instant.ofEpochMilli(commitMillis), ZoneOffset.UTC);
     try {
@@ -221,8 +236,8 @@ final class CurrentStateWriter implements TableWriter {
         row.setField(CdcTables.UPDATED_AT, committedAt);
         row.setField(CdcTables.DOC, logged.afterJson);
         for (Map.Entry<String, Object> field : images.get(change.getKey()).entrySet()) {
-          if (projected(field.getKey(), field.getValue())) {
-            Types.NestedField column = schema.findField(field.getKey());
+          Types.NestedField column = projected(field.getKey(), field.getValue()) ? schema.findField(field.getKey()) : null;
+          if (column != null) {
             row.setField(field.getKey(), convert(field.getValue(), column.type()));
           }
         }
@@ -258,9 +273,10 @@ final class CurrentStateWriter implements TableWriter {
     } catch (org.apache.iceberg.exceptions.CommitStateUnknownException e) {
       throw e;
     } catch (RuntimeException | Error e) {
-      DataFileSink.deleteFiles(table, files);
+      DataFileSink.deleteFiles(table, files, marker);
       throw e;
     }
+    DataFileSink.committed(marker);
     hooks.at("commit.after");
     table.refresh();
     // this commit's snapshot, not whatever another shard or process committed since
@@ -297,6 +313,9 @@ final class CurrentStateWriter implements TableWriter {
       if (column == null) {
         if (!evolveSchema) {
           return "Cannot apply CDC entry to current state: unknown field and schema evolution is off: " + fieldName;
+        }
+        if (columns.size() + adds.size() - FIXED_COLUMNS >= maxTypedColumns) {
+          continue; // beyond the cap the field stays in _doc only
         }
         adds.put(fieldName, valueType);
         continue;

@@ -23,19 +23,25 @@ final class DataFileSink {
   private final Table table;
   private final RecordFileWriter writer;
   private final List<DataFile> files = new ArrayList<>();
+  private final PendingFiles.Marker marker;
 
-  DataFileSink(Table table, Schema schema, String compression) {
-    this(table, schema, Map.of(TableProperties.PARQUET_COMPRESSION, compression));
+  DataFileSink(Table table, Schema schema, String compression, PendingFiles.Marker marker) {
+    this(table, schema, Map.of(TableProperties.PARQUET_COMPRESSION, compression), marker);
   }
 
-  /** @param writerProperties writer properties on top of the table's (compression, encodings) */
-  DataFileSink(Table table, Schema schema, Map<String, String> writerProperties) {
+  /**
+   * @param writerProperties writer properties on top of the table's (compression, encodings)
+   * @param marker where each file is recorded before it is created
+   */
+  DataFileSink(Table table, Schema schema, Map<String, String> writerProperties, PendingFiles.Marker marker) {
     this.table = table;
+    this.marker = marker;
     FileFormat format = FileFormat.PARQUET;
     // the task id keeps file names unique across batches and shards of this JVM; the operation
     // id (a random UUID per factory) across processes
     OutputFileFactory factory = OutputFileFactory.builderFor(table, 0, TASKS.incrementAndGet())
         .format(format)
+        .ioSupplier(() -> marker.recording(table.io()))
         .build();
     this.writer = new RecordFileWriter(table, schema, format, writerProperties, factory, table.io());
   }
@@ -53,16 +59,39 @@ final class DataFileSink {
   /** Closes quietly (after a failure) and deletes every file this sink wrote. */
   void abort() {
     files.addAll(writer.abort());
-    deleteFiles(table, files);
+    boolean all = true;
+    for (String location : marker.recorded()) { // complete or not
+      try {
+        table.io().deleteFile(location);
+      } catch (RuntimeException e) {
+        all = false;
+      }
+    }
+    if (all) {
+      marker.done();
+    }
   }
 
-  static void deleteFiles(Table table, List<DataFile> files) {
+  /** The files are committed: the marker is no longer needed. */
+  static void committed(PendingFiles.Marker marker) {
+    marker.done();
+  }
+
+  /**
+   * Deletes files that will not be committed, then their marker. A file that cannot be deleted
+   * is an orphan at worst: invisible to readers, removed by orphan-file cleanup.
+   */
+  static void deleteFiles(Table table, List<DataFile> files, PendingFiles.Marker marker) {
+    boolean all = true;
     for (DataFile file : files) {
       try {
         table.io().deleteFile(file.location());
       } catch (RuntimeException e) {
-        // an orphan at worst: invisible to readers, removed by orphan-file cleanup
+        all = false;
       }
+    }
+    if (all) {
+      marker.done(); // otherwise the next open retries from the marker
     }
   }
 }

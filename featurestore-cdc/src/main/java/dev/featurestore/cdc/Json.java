@@ -3,6 +3,8 @@ package dev.featurestore.cdc;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.featurestore.InvalidArgumentException;
+import dev.featurestore.InvalidStateException;
 import java.util.List;
 import java.util.Map;
 
@@ -48,7 +50,7 @@ final class Json {
     try {
       return MAPPER.writeValueAsString(image);
     } catch (JsonProcessingException e) {
-      throw new IllegalArgumentException("Cannot create CDC entry: image is not JSON-serializable: " + e.getOriginalMessage(), e);
+      throw new InvalidArgumentException("Cannot create CDC entry: image is not JSON-serializable: " + e.getOriginalMessage(), e);
     }
   }
 
@@ -56,7 +58,7 @@ final class Json {
     try {
       return MAPPER.readValue(json, MAP);
     } catch (JsonProcessingException e) {
-      throw new IllegalStateException("Cannot read CDC image: invalid JSON: " + e.getOriginalMessage(), e);
+      throw new InvalidStateException("Cannot read CDC image: invalid JSON: " + e.getOriginalMessage(), e);
     }
   }
 

@@ -1,5 +1,6 @@
 package dev.featurestore.cdc;
 
+import dev.featurestore.InvalidStateException;
 import dev.featurestore.StorageException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -27,9 +28,10 @@ import org.slf4j.LoggerFactory;
  * segment when it seals a batch), so a segment is deleted whole once its last entry is committed
  * to every target table.
  *
- * <p>Record framing: {@code int length, int crc32(payload), payload}. On recovery a torn or
- * corrupt tail of the last segment (a write cut short by process death, never acknowledged) is
- * cut off; corruption anywhere else fails the recovery.
+ * <p>Record framing: {@code int length, int crc32(payload), payload}. On recovery a torn tail of
+ * the last segment (an incomplete last record: a write cut short by process death, never
+ * acknowledged) is cut off; a bad record followed by valid ones is handled as the
+ * {@link WalRecovery} mode says (by default the open fails).
  *
  * <p>A lock file keeps a second pipeline (in this or another process) off the same shard.
  * Not thread-safe: the pipeline calls it under its accept lock.
@@ -80,7 +82,7 @@ final class WriteAheadLog implements AutoCloseable {
       }
       if (acquired == null) {
         lockChannel.close();
-        throw new IllegalStateException("Cannot open CDC pipeline: shard " + shard
+        throw new InvalidStateException("Cannot open CDC pipeline: shard " + shard
             + " is in use by another pipeline: " + dir);
       }
       lock = acquired;
@@ -94,11 +96,14 @@ final class WriteAheadLog implements AutoCloseable {
   }
 
   /**
-   * Reads every segment, in sequence order, cutting off a torn tail of the last one.
+   * Reads every segment, in sequence order. A torn tail (an incomplete or bad last record of the
+   * last segment, with no valid record after it) is cut off; any other bad record is handled as
+   * {@code mode} says.
    *
-   * @throws StorageException if a segment other than the last is corrupt
+   * @throws WalCorruptionException under {@link WalRecovery#TOLERATE_TORN_TAIL} if a bad record is
+   *     followed by valid ones (nothing is changed on disk)
    */
-  List<Logged> recover() {
+  List<Logged> recover(WalRecovery mode) {
     List<Path> files = new ArrayList<>();
     try (DirectoryStream<Path> stream = Files.newDirectoryStream(dir, PREFIX + "*" + SUFFIX)) {
       stream.forEach(files::add);
@@ -106,12 +111,54 @@ final class WriteAheadLog implements AutoCloseable {
       throw new StorageException("Cannot recover CDC write-ahead log: " + dir + ": " + e.getMessage(), e);
     }
     files.sort((a, b) -> Long.compare(firstSeqOf(a), firstSeqOf(b)));
-    List<Logged> entries = new ArrayList<>();
+    List<SegmentScan> scans = new ArrayList<>();
     for (int i = 0; i < files.size(); i++) {
-      Path file = files.get(i);
-      boolean last = i == files.size() - 1;
+      scans.add(scan(files.get(i)));
+    }
+    // check everything before changing anything
+    for (int i = 0; i < scans.size(); i++) {
+      SegmentScan scan = scans.get(i);
+      boolean last = i == scans.size() - 1;
+      if (scan.firstProblem >= 0 && (scan.validAfterProblem || !last) && mode == WalRecovery.TOLERATE_TORN_TAIL) {
+        throw new WalCorruptionException("Cannot recover CDC write-ahead log: corrupt record followed by valid records"
+            + " (not a torn tail); open with walRecovery(POINT_IN_TIME) or walRecovery(SKIP_CORRUPTED) to proceed: "
+            + scan.problem + " at offset " + scan.firstProblem + ": " + scan.file, scan.file.toString(), scan.firstProblem);
+      }
+    }
+    List<Logged> entries = new ArrayList<>();
+    boolean stopped = false;
+    for (int i = 0; i < scans.size(); i++) {
+      SegmentScan scan = scans.get(i);
+      Path file = scan.file;
+      if (stopped) {
+        LOG.warn("Dropping CDC write-ahead log segment {} after a corrupt record (POINT_IN_TIME recovery): {} records",
+            file, scan.records.size());
+        deleteQuietly(file);
+        continue;
+      }
+      List<Frame> keep = scan.records;
+      if (scan.firstProblem >= 0) {
+        boolean tornTail = !scan.validAfterProblem && i == scans.size() - 1;
+        if (tornTail) {
+          LOG.warn("Cutting off the unacknowledged tail of {} at offset {}: {}", file, scan.firstProblem, scan.problem);
+          keep = scan.recordsBefore(scan.firstProblem);
+        } else if (mode == WalRecovery.POINT_IN_TIME) {
+          LOG.warn("Cutting CDC write-ahead log {} at the corrupt record at offset {} ({}): POINT_IN_TIME recovery",
+              file, scan.firstProblem, scan.problem);
+          keep = scan.recordsBefore(scan.firstProblem);
+          stopped = true;
+        } else {
+          for (long offset : scan.badOffsets) {
+            LOG.warn("Skipping the corrupt CDC write-ahead log record at offset {} of {}: SKIP_CORRUPTED recovery", offset, file);
+          }
+          skipped += scan.badOffsets.size();
+        }
+        rewrite(scan, keep);
+      }
       int before = entries.size();
-      readSegment(file, entries, last);
+      for (Frame f : keep) {
+        entries.add(f.logged);
+      }
       if (entries.size() == before) {
         deleteQuietly(file);
         continue;
@@ -121,49 +168,119 @@ final class WriteAheadLog implements AutoCloseable {
     return entries;
   }
 
-  private void readSegment(Path file, List<Logged> into, boolean last) {
-    try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
-      long size = channel.size();
-      ByteBuffer all = ByteBuffer.allocate((int) size);
-      while (all.hasRemaining() && channel.read(all) >= 0) {
-        // read fully
+  /** Bad records skipped by the last {@link #recover} (SKIP_CORRUPTED only). */
+  long skippedRecords() {
+    return skipped;
+  }
+
+  private long skipped;
+
+  /** A valid record: its offset, its whole frame and its entry. */
+  private record Frame(long offset, byte[] bytes, Logged logged) {}
+
+  /** What a segment holds: its valid records, and where (if anywhere) the first bad one starts. */
+  private static final class SegmentScan {
+    final Path file;
+    final List<Frame> records = new ArrayList<>();
+    final List<Long> badOffsets = new ArrayList<>();
+    long firstProblem = -1;
+    String problem;
+    boolean validAfterProblem;
+
+    SegmentScan(Path file) {
+      this.file = file;
+    }
+
+    List<Frame> recordsBefore(long offset) {
+      List<Frame> before = new ArrayList<>();
+      for (Frame f : records) {
+        if (f.offset() < offset) {
+          before.add(f);
+        }
       }
-      all.flip();
-      long good = 0;
-      String problem = null;
-      while (all.remaining() > 0) {
-        if (all.remaining() < 8) {
-          problem = "torn record header";
-          break;
-        }
-        int length = all.getInt();
-        int expected = all.getInt();
-        if (length < 0 || length > all.remaining()) {
-          problem = "torn record of " + length + " bytes";
-          break;
-        }
-        byte[] payload = new byte[length];
-        all.get(payload);
-        CRC32 check = new CRC32();
-        check.update(payload);
-        if ((int) check.getValue() != expected) {
-          problem = "checksum mismatch";
-          break;
-        }
-        into.add(decode(ByteBuffer.wrap(payload)));
-        good = all.position();
-      }
-      if (problem != null) {
-        if (!last) {
-          throw new StorageException("Cannot recover CDC write-ahead log: corrupt record in " + file
-              + " at offset " + good + ": " + problem);
-        }
-        LOG.warn("Cutting off the unacknowledged tail of {} at offset {}: {}", file, good, problem);
-        channel.truncate(good);
-        channel.force(true);
-      }
+      return before;
+    }
+  }
+
+  private SegmentScan scan(Path file) {
+    SegmentScan scan = new SegmentScan(file);
+    ByteBuffer all;
+    try {
+      all = ByteBuffer.wrap(Files.readAllBytes(file));
     } catch (IOException e) {
       throw new StorageException("Cannot recover CDC write-ahead log: " + file + ": " + e.getMessage(), e);
+    }
+    int pos = 0;
+    int size = all.limit();
+    while (pos < size) {
+      String problem = problemAt(all, pos);
+      Logged logged = null;
+      byte[] frame = null;
+      if (problem == null) {
+        frame = new byte[8 + all.getInt(pos)];
+        all.get(pos, frame);
+        try {
+          logged = decode(ByteBuffer.wrap(frame, 8, frame.length - 8).slice());
+        } catch (RuntimeException e) {
+          problem = "undecodable record";
+        }
+      }
+      if (problem == null) {
+        int length = frame.length - 8;
+        scan.records.add(new Frame(pos, frame, logged));
+        if (scan.firstProblem >= 0) {
+          scan.validAfterProblem = true;
+        }
+        pos += 8 + length;
+        continue;
+      }
+      if (scan.firstProblem < 0) {
+        scan.firstProblem = pos;
+        scan.problem = problem;
+      }
+      scan.badOffsets.add((long) pos);
+      // find the next valid record by its framing, one byte at a time
+      int next = pos + 1;
+      while (next < size && problemAt(all, next) != null) {
+        next++;
+      }
+      pos = next;
+    }
+    return scan;
+  }
+
+  /** Null if a valid record starts at {@code pos}, else what is wrong there. */
+  private static String problemAt(ByteBuffer all, int pos) {
+    int remaining = all.limit() - pos;
+    if (remaining < 8) {
+      return "torn record header";
+    }
+    int length = all.getInt(pos);
+    if (length < 0 || length > remaining - 8) {
+      return "torn record of " + length + " bytes";
+    }
+    CRC32 check = new CRC32();
+    check.update(all.duplicate().position(pos + 8).limit(pos + 8 + length));
+    return (int) check.getValue() == all.getInt(pos + 4) ? null : "checksum mismatch";
+  }
+
+  /** Replaces a segment by its valid records {@code keep} (a new file, synced, moved over the old one). */
+  private void rewrite(SegmentScan scan, List<Frame> keep) {
+    Path temp = scan.file.resolveSibling(scan.file.getFileName() + ".rewrite");
+    try (FileChannel out = FileChannel.open(temp, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
+        StandardOpenOption.WRITE)) {
+      for (Frame f : keep) {
+        ByteBuffer b = ByteBuffer.wrap(f.bytes());
+        while (b.hasRemaining()) {
+          out.write(b);
+        }
+      }
+      out.force(true);
+      Files.move(temp, scan.file, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+          java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+      syncDirectory();
+    } catch (IOException e) {
+      throw new StorageException("Cannot recover CDC write-ahead log: cannot rewrite " + scan.file + ": " + e.getMessage(), e);
     }
   }
 

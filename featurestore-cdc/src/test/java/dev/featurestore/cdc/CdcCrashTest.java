@@ -124,6 +124,18 @@ class CdcCrashTest {
           assertThat(actual).isIn(CdcCrashChild.model(maxAcked), CdcCrashChild.model(maxAcked + 1));
         }
       }
+      // the restart deleted what the killed batch had written and not committed
+      for (var table : List.of(CdcTestSupport.LOG, CdcTestSupport.STATE)) {
+        if (store.findTable(table).isPresent()) {
+          assertThat(CdcTestSupport.unreferencedDataFiles(store, table)).as("unreferenced data files of " + table).isEmpty();
+        }
+      }
+    }
+    try (Stream<Path> markers = Files.list(dir.resolve("wal").resolve("crash"))) {
+      assertThat(markers.filter(p -> p.getFileName().toString().startsWith("pending-")))
+          .as("no batch marker is left").isEmpty();
+    } catch (IOException e) {
+      throw new AssertionError(e);
     }
     try (Stream<Path> segments = Files.list(dir.resolve("wal").resolve("crash"))) {
       assertThat(segments.filter(p -> p.getFileName().toString().startsWith("wal-")))

@@ -1,5 +1,7 @@
 package dev.featurestore.cdc;
 
+import dev.featurestore.InvalidArgumentException;
+import dev.featurestore.InvalidStateException;
 import static dev.featurestore.cdc.CdcTestSupport.LOG;
 import static dev.featurestore.cdc.CdcTestSupport.STATE;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -42,23 +44,23 @@ class CdcEntriesTest {
   void invalidEntries_rejectedWithExactMessages_nothingAccepted() {
     try (CdcPipeline cdc = both().build()) {
       assertThatThrownBy(() -> cdc.createEntry("upsert", "users", "1", null, Map.of("a", 1)))
-          .isInstanceOf(IllegalArgumentException.class).hasMessage("Cannot create CDC entry: unknown operation: upsert");
+          .isInstanceOf(InvalidArgumentException.class).hasMessage("Cannot create CDC entry: unknown operation: upsert");
       assertThatThrownBy(() -> cdc.createEntry("insert", "users", null, null, Map.of("a", 1)))
-          .isInstanceOf(IllegalArgumentException.class).hasMessage("Cannot create CDC entry: missing doc id: insert into users");
+          .isInstanceOf(InvalidArgumentException.class).hasMessage("Cannot create CDC entry: missing doc id: insert into users");
       assertThatThrownBy(() -> cdc.createEntry("update", "users", " ", null, Map.of("a", 1)))
-          .isInstanceOf(IllegalArgumentException.class).hasMessage("Cannot create CDC entry: missing doc id: update into users");
+          .isInstanceOf(InvalidArgumentException.class).hasMessage("Cannot create CDC entry: missing doc id: update into users");
       assertThatThrownBy(() -> cdc.createEntry("update", "users", "1", Map.of("a", 1), null))
-          .isInstanceOf(IllegalArgumentException.class).hasMessage("Cannot create CDC entry: update without an after image: users/1");
+          .isInstanceOf(InvalidArgumentException.class).hasMessage("Cannot create CDC entry: update without an after image: users/1");
       assertThatThrownBy(() -> cdc.createEntry("insert", "users", "1", null, null))
-          .isInstanceOf(IllegalArgumentException.class).hasMessage("Cannot create CDC entry: insert without an after image: users/1");
+          .isInstanceOf(InvalidArgumentException.class).hasMessage("Cannot create CDC entry: insert without an after image: users/1");
       assertThatThrownBy(() -> cdc.createEntry("delete", "users", null, null, null))
-          .isInstanceOf(IllegalArgumentException.class)
+          .isInstanceOf(InvalidArgumentException.class)
           .hasMessage("Cannot create CDC entry: delete without a doc id or a before image with an id: users");
       assertThatThrownBy(() -> cdc.createEntry("insert", "", "1", null, Map.of()))
-          .isInstanceOf(IllegalArgumentException.class).hasMessage("Cannot create CDC entry: missing collection");
+          .isInstanceOf(InvalidArgumentException.class).hasMessage("Cannot create CDC entry: missing collection");
       assertThatThrownBy(() -> cdc.append(CdcEntry.builder().operation("insert").collection("c").docId("1")
           .after(Map.of()).shardId("other").build()))
-          .isInstanceOf(IllegalArgumentException.class).hasMessage("Cannot accept CDC entry: wrong shard: other, this pipeline writes e");
+          .isInstanceOf(InvalidArgumentException.class).hasMessage("Cannot accept CDC entry: wrong shard: other, this pipeline writes e");
 
       assertThat(cdc.lastAcceptedSequence()).isZero();
       assertThat(cdc.metrics().accepted()).isZero();
@@ -74,7 +76,7 @@ class CdcEntriesTest {
           .after(Map.of("name", "Ann")).transactionId("tx-1").build();
       assertThat(cdc.append(entry)).isEqualTo(100);
       assertThatThrownBy(() -> cdc.append(entry.toBuilder().sequenceId(50).build()))
-          .isInstanceOf(IllegalArgumentException.class)
+          .isInstanceOf(InvalidArgumentException.class)
           .hasMessage("Cannot accept CDC entry: sequence id not above the shard's last: 50 <= 100");
       assertThat(cdc.insert("users", "2", Map.of("name", "Bob"))).isEqualTo(101);
       cdc.flush();
@@ -213,7 +215,7 @@ class CdcEntriesTest {
   @Test
   void secondPipelineOnSameShard_refused() {
     try (CdcPipeline cdc = both().build()) {
-      assertThatThrownBy(() -> both().build()).isInstanceOf(IllegalStateException.class)
+      assertThatThrownBy(() -> both().build()).isInstanceOf(InvalidStateException.class)
           .hasMessageStartingWith("Cannot open CDC pipeline: shard e is in use by another pipeline: ");
     }
   }
@@ -221,16 +223,41 @@ class CdcEntriesTest {
   @Test
   void builder_checksOptions() {
     assertThatThrownBy(() -> CdcPipeline.builder(store).writeAheadLog(dir).build())
-        .isInstanceOf(IllegalArgumentException.class)
+        .isInstanceOf(InvalidArgumentException.class)
         .hasMessage("Cannot build CDC pipeline: no target table: set changeLog or currentState");
     assertThatThrownBy(() -> CdcPipeline.builder(store).changeLog(LOG).build())
-        .isInstanceOf(IllegalArgumentException.class).hasMessage("Cannot build CDC pipeline: no write-ahead log directory");
+        .isInstanceOf(InvalidArgumentException.class).hasMessage("Cannot build CDC pipeline: no write-ahead log directory");
     assertThatThrownBy(() -> CdcPipeline.builder(store).shardId("a/b"))
-        .isInstanceOf(IllegalArgumentException.class)
+        .isInstanceOf(InvalidArgumentException.class)
         .hasMessage("Cannot set CDC shard id: only letters, digits, _ . - allowed: a/b");
     assertThatThrownBy(() -> CdcPipeline.builder(store).changeLog(LOG).currentState(LOG).writeAheadLog(dir).build())
-        .isInstanceOf(IllegalArgumentException.class)
+        .isInstanceOf(InvalidArgumentException.class)
         .hasMessage("Cannot build CDC pipeline: change log and current state need two tables: cdc.events");
+    assertThatThrownBy(() -> CdcPipeline.builder(store).changeLog(LOG).writeAheadLog(dir).batchSize(200_000).build())
+        .isInstanceOf(InvalidArgumentException.class)
+        .hasMessage("Cannot build CDC pipeline: pending bound below the batch size: 100000 < 200000");
+    assertThatThrownBy(() -> CdcPipeline.builder(store).batchSize(0))
+        .isInstanceOf(InvalidArgumentException.class).hasMessage("Cannot set CDC batch size: must be positive: 0");
+    assertThatThrownBy(() -> CdcPipeline.builder(store).flushInterval(Duration.ofSeconds(-1)))
+        .isInstanceOf(InvalidArgumentException.class).hasMessage("Cannot set CDC flush interval: negative: PT-1S");
+    assertThatThrownBy(() -> CdcPipeline.builder(store).commitRetries(0))
+        .isInstanceOf(InvalidArgumentException.class).hasMessage("Cannot set CDC commit retries: must be at least 1: 0");
+    assertThatThrownBy(() -> CdcPipeline.builder(store).retryBackoff(Duration.ofMillis(-1)))
+        .isInstanceOf(InvalidArgumentException.class).hasMessage("Cannot set CDC retry backoff: negative: PT-0.001S");
+    assertThatThrownBy(() -> CdcPipeline.builder(store).backpressure(Backpressure.BLOCK, 0))
+        .isInstanceOf(InvalidArgumentException.class).hasMessage("Cannot set CDC pending bound: must be positive: 0");
+    assertThatThrownBy(() -> CdcPipeline.builder(store).currentStateBuckets(0))
+        .isInstanceOf(InvalidArgumentException.class).hasMessage("Cannot set CDC current-state buckets: must be positive: 0");
+  }
+
+  @Test
+  void closedPipeline_refusesTyped() {
+    CdcPipeline cdc = both().build();
+    cdc.close();
+    assertThatThrownBy(() -> cdc.insert("users", "1", Map.of("v", 1))).isInstanceOf(InvalidStateException.class)
+        .hasMessage("Cannot use CDC pipeline: it is closed: e");
+    assertThatThrownBy(cdc::flush).isInstanceOf(InvalidStateException.class)
+        .hasMessage("Cannot use CDC pipeline: it is closed: e");
   }
 
   private static Map<String, Object> values(Map<String, Record> state) {

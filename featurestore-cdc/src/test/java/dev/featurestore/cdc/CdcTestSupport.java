@@ -41,6 +41,35 @@ final class CdcTestSupport {
     return seqs;
   }
 
+  /**
+   * Data files under the table's data directory that no snapshot of the table added: what a
+   * killed batch may have left.
+   */
+  static List<java.nio.file.Path> unreferencedDataFiles(FeatureStore store, TableId id) {
+    Table table = store.table(id).unwrap(Table.class);
+    table.refresh();
+    java.util.Set<java.nio.file.Path> referenced = new java.util.HashSet<>();
+    for (org.apache.iceberg.Snapshot snapshot : table.snapshots()) {
+      for (org.apache.iceberg.DataFile file : snapshot.addedDataFiles(table.io())) {
+        referenced.add(local(file.location()));
+      }
+    }
+    java.nio.file.Path data = local(table.location()).resolve("data");
+    if (!java.nio.file.Files.exists(data)) {
+      return List.of();
+    }
+    try (java.util.stream.Stream<java.nio.file.Path> files = java.nio.file.Files.walk(data)) {
+      return files.filter(p -> p.toString().endsWith(".parquet")).filter(p -> !referenced.contains(p)).toList();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private static java.nio.file.Path local(String location) {
+    String path = location.startsWith("file:") ? java.net.URI.create(location).getPath() : location;
+    return java.nio.file.Path.of(path).toAbsolutePath().normalize();
+  }
+
   /** Current state as collection/doc_id to the record. */
   static Map<String, Record> state(FeatureStore store, TableId id) {
     Map<String, Record> state = new TreeMap<>();

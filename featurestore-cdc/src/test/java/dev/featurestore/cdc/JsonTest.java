@@ -1,5 +1,7 @@
 package dev.featurestore.cdc;
 
+import dev.featurestore.InvalidArgumentException;
+import dev.featurestore.InvalidStateException;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -57,10 +59,10 @@ class JsonTest {
         .isEqualTo("{\"nan\":\"NaN\",\"inf\":\"Infinity\",\"dec\":1.10,\"short\":3,\"when\":{\"1\":\"int key\"},\"set\":[1,2]}");
     Map<String, Object> nullKey = new HashMap<>();
     nullKey.put(null, 1);
-    assertThatThrownBy(() -> Json.write(nullKey)).isInstanceOf(IllegalArgumentException.class)
+    assertThatThrownBy(() -> Json.write(nullKey)).isInstanceOf(InvalidArgumentException.class)
         .hasMessageStartingWith("Cannot create CDC entry: image is not JSON-serializable: ");
     Map<String, Object> instant = image("at", Instant.EPOCH);
-    assertThatThrownBy(() -> Json.write(instant)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> Json.write(instant)).isInstanceOf(InvalidArgumentException.class);
   }
 
   @Test

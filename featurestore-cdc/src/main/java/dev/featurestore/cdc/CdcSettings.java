@@ -1,0 +1,35 @@
+package dev.featurestore.cdc;
+
+import dev.featurestore.FeatureStore;
+import dev.featurestore.InvalidArgumentException;
+import dev.featurestore.TableId;
+import java.nio.file.Path;
+import java.time.Duration;
+
+/**
+ * The immutable settings of one pipeline, built and checked by {@link CdcPipeline.Builder#build()};
+ * the pipeline and its parts read only this, never the mutable builder.
+ */
+record CdcSettings(
+    FeatureStore store, TableId changeLog, TableId currentState, String shard, int batchSize, Duration flushInterval,
+    CdcCompression compression, Path walDirectory, FsyncPolicy fsync, int commitRetries, Duration retryBackoff,
+    Backpressure backpressure, long maxPending, boolean evolveSchema, int buckets, WalRecovery walRecovery,
+    int maxTypedColumns, Duration leaseDuration, Hooks hooks) {
+
+  /** Checks the combination (each setting alone is checked where the builder sets it). */
+  CdcSettings {
+    if (changeLog == null && currentState == null) {
+      throw new InvalidArgumentException("Cannot build CDC pipeline: no target table: set changeLog or currentState");
+    }
+    if (changeLog != null && changeLog.equals(currentState)) {
+      throw new InvalidArgumentException("Cannot build CDC pipeline: change log and current state need two tables: " + changeLog);
+    }
+    if (walDirectory == null) {
+      throw new InvalidArgumentException("Cannot build CDC pipeline: no write-ahead log directory");
+    }
+    if (maxPending < batchSize) {
+      throw new InvalidArgumentException("Cannot build CDC pipeline: pending bound below the batch size: "
+          + maxPending + " < " + batchSize);
+    }
+  }
+}

@@ -1,0 +1,276 @@
+package dev.featurestore.cdc;
+
+import dev.featurestore.InvalidArgumentException;
+import dev.featurestore.InvalidStateException;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.Iterator;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.LongSupplier;
+
+/**
+ * The accepting side of a pipeline: sequences entries, appends them to the write-ahead log, cuts
+ * them into batches and applies backpressure. Holds the batches waiting for their commit; the
+ * flusher takes them in order and reports each one committed.
+ */
+final class EntryAcceptor {
+  private final CdcSettings settings;
+  private final WriteAheadLog wal;
+  private final PipelineMetrics metrics;
+  /** The highest sequence id committed to every target table. */
+  private final LongSupplier committedMark;
+
+  private final ReentrantLock lock = new ReentrantLock();
+  private final Condition notFull = lock.newCondition();
+  private final Condition work = lock.newCondition();
+  private List<Logged> current = new ArrayList<>();
+  private final Deque<List<Logged>> sealed = new ArrayDeque<>();
+  /** Results of the latest committed batches (by either thread), so flush() reports its entries. */
+  private final Deque<FlushResult> history = new ArrayDeque<>();
+  private long lastBatchSeq;
+  private long pending;
+  private long nextSeq;
+  private boolean closed;
+
+  EntryAcceptor(CdcSettings settings, WriteAheadLog wal, PipelineMetrics metrics, LongSupplier committedMark,
+      List<Logged> replay, long nextSeq) {
+    this.settings = settings;
+    this.wal = wal;
+    this.metrics = metrics;
+    this.committedMark = committedMark;
+    for (int from = 0; from < replay.size(); from += settings.batchSize()) {
+      sealed.add(new ArrayList<>(replay.subList(from, Math.min(replay.size(), from + settings.batchSize()))));
+    }
+    this.pending = replay.size();
+    this.nextSeq = nextSeq;
+  }
+
+  /**
+   * Appends one entry to the log and to the open batch; returns its sequence id. An entry bringing
+   * its own sequence id at or below the committed high-water mark is a redelivery: it is skipped
+   * (counted, not logged again) and its id is returned.
+   */
+  long accept(CdcEntry entry, String beforeJson, String afterJson) {
+    lock.lock();
+    try {
+      checkOpen();
+      long seq;
+      if (entry.sequenceId() == 0) {
+        seq = nextSeq;
+      } else if (entry.sequenceId() < nextSeq) {
+        long committed = committedMark.getAsLong();
+        if (entry.sequenceId() <= committed) {
+          metrics.redelivered.incrementAndGet();
+          return entry.sequenceId();
+        }
+        throw new InvalidArgumentException("Cannot accept CDC entry: sequence id not above the shard's last: "
+            + entry.sequenceId() + " <= " + (nextSeq - 1));
+      } else {
+        seq = entry.sequenceId();
+      }
+      while (pending >= settings.maxPending()) {
+        if (settings.backpressure() == Backpressure.FAIL_FAST) {
+          String lastError = metrics.lastError();
+          throw new CdcBackpressureException("Cannot accept CDC entry: " + pending
+              + " entries are pending, the bound is " + settings.maxPending() + ": commits are falling behind"
+              + (lastError == null ? "" : ": " + lastError));
+        }
+        work.signalAll();
+        notFull.awaitUninterruptibly();
+        checkOpen();
+        if (entry.sequenceId() == 0) {
+          seq = nextSeq;
+        } else {
+          InvalidArgumentException.check(entry.sequenceId() >= nextSeq,
+              "Cannot accept CDC entry: sequence id not above the shard's last: %d <= %d", entry.sequenceId(), nextSeq - 1);
+        }
+      }
+      Logged logged = new Logged(entry.withSequence(seq, settings.shard()), System.currentTimeMillis(), beforeJson, afterJson);
+      wal.append(logged); // throws before anything changes if the log cannot be written
+      nextSeq = seq + 1;
+      current.add(logged);
+      pending++;
+      metrics.accepted.incrementAndGet();
+      if (current.size() >= settings.batchSize()) {
+        sealCurrent();
+        work.signalAll();
+      }
+      return seq;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Under lock: the open batch becomes a sealed one, and the log rolls to a new segment. */
+  private void sealCurrent() {
+    if (current.isEmpty()) {
+      return;
+    }
+    wal.roll();
+    sealed.add(current);
+    current = new ArrayList<>();
+  }
+
+  void checkOpen() {
+    if (closed) {
+      throw new InvalidStateException("Cannot use CDC pipeline: it is closed: " + settings.shard());
+    }
+  }
+
+  /** Seals the open batch for a flush; returns {last batch sequence reported, last accepted sequence}. */
+  long[] sealForFlush() {
+    lock.lock();
+    try {
+      checkOpen();
+      sealCurrent();
+      return new long[] {lastBatchSeq, nextSeq - 1};
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** What the batches in ({@code from}, {@code target}] committed, by either thread. */
+  FlushResult committedBetween(long from, long target) {
+    FlushResult total = FlushResult.empty();
+    lock.lock();
+    try {
+      for (FlushResult r : history) {
+        if (r.firstSequence().orElse(0) > from && r.lastSequence().orElse(Long.MAX_VALUE) <= target) {
+          total = total.plus(r);
+        }
+      }
+    } finally {
+      lock.unlock();
+    }
+    return total;
+  }
+
+  /** The oldest batch waiting for its commit, or null. */
+  List<Logged> nextBatch() {
+    lock.lock();
+    try {
+      return sealed.peekFirst();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** The sealed batch after {@code batch} if {@code batch} is the oldest, or null. */
+  List<Logged> batchAfter(List<Logged> batch) {
+    lock.lock();
+    try {
+      Iterator<List<Logged>> it = sealed.iterator();
+      if (it.hasNext() && it.next() == batch && it.hasNext()) {
+        return it.next();
+      }
+      return null;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** The oldest batch is committed to every table: drop it and the log segments it covers. */
+  void committed(List<Logged> batch, FlushResult done, long minCommitted) {
+    lock.lock();
+    try {
+      history.addLast(done);
+      if (history.size() > 10_000) {
+        history.removeFirst();
+      }
+      lastBatchSeq = Math.max(lastBatchSeq, done.lastSequence().orElse(0));
+      sealed.pollFirst();
+      pending -= batch.size();
+      wal.deleteThrough(minCommitted);
+      notFull.signalAll();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Waits until a batch is due: one is sealed, or the open one is older than {@code intervalMillis}
+   * (then it is sealed). Returns false once the pipeline is closed.
+   */
+  boolean awaitDueBatch(long intervalMillis) throws InterruptedException {
+    lock.lock();
+    try {
+      while (!closed && sealed.isEmpty() && !(intervalMillis > 0 && !current.isEmpty()
+          && System.currentTimeMillis() - current.get(0).acceptedMillis >= intervalMillis)) {
+        long wait = intervalMillis > 0 && !current.isEmpty()
+            ? Math.max(1, intervalMillis - (System.currentTimeMillis() - current.get(0).acceptedMillis))
+            : (intervalMillis > 0 ? intervalMillis : 1_000);
+        work.await(wait, TimeUnit.MILLISECONDS);
+      }
+      if (closed) {
+        return false;
+      }
+      if (sealed.isEmpty()) {
+        sealCurrent();
+      }
+      return true;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  long pending() {
+    lock.lock();
+    try {
+      return pending;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  long lastAccepted() {
+    lock.lock();
+    try {
+      return nextSeq - 1;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  int walSegments() {
+    lock.lock();
+    try {
+      return wal.segmentCount();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  boolean isClosed() {
+    lock.lock();
+    try {
+      return closed;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Refuses new entries from now on and wakes every waiting thread. */
+  void markClosed() {
+    lock.lock();
+    try {
+      closed = true;
+      work.signalAll();
+      notFull.signalAll();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  void closeLog() {
+    lock.lock();
+    try {
+      wal.close();
+    } finally {
+      lock.unlock();
+    }
+  }
+}
