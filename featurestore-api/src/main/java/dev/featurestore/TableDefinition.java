@@ -104,9 +104,8 @@ public final class TableDefinition {
     private Builder(TableId id, Schema schema) {
       this.id = requireNonNull(id, "id is null");
       this.schema = requireNonNull(schema, "schema is null");
-      if (schema.columns().isEmpty()) {
-        throw new IllegalArgumentException("Cannot define table: schema has no columns: " + id);
-      }
+      InvalidArgumentException.check(!schema.columns().isEmpty(), "Cannot define table: schema has no columns: %s", id);
+      ColumnNames.checkSchema(schema, "define table " + id);
     }
 
     /** Partition spec, built against the definition's schema. */

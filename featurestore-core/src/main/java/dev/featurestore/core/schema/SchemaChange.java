@@ -2,7 +2,10 @@ package dev.featurestore.core.schema;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.featurestore.ColumnNames;
 import dev.featurestore.CommitStateUnknownException;
+import dev.featurestore.InvalidArgumentException;
+import dev.featurestore.InvalidStateException;
 import dev.featurestore.SchemaEvolution;
 import dev.featurestore.ValidationException;
 import dev.featurestore.core.base.TableHandle;
@@ -81,8 +84,11 @@ public final class SchemaChange implements SchemaEvolution {
       parent = ref(parentField.fieldId());
     }
     if (leaf.isEmpty()) {
-      throw new IllegalArgumentException("Cannot add column: empty name: " + name);
+      throw new InvalidArgumentException("Cannot add column: empty name: " + name);
     }
+    Types.StructType siblings = parent == null ? preview.asStruct()
+        : preview.findField(parent.fieldId()).type().asStructType();
+    ColumnNames.checkNewName(siblings, parent == null, leaf, -1, "add column " + name);
     Ref parentRef = parent;
     String leafName = leaf;
     return addStep("add column " + name, (update, names) -> {
@@ -104,7 +110,7 @@ public final class SchemaChange implements SchemaEvolution {
       throw new ValidationException("Cannot rename missing column: " + name);
     }
     if (newName.isEmpty() || newName.contains(".")) {
-      throw new IllegalArgumentException(
+      throw new InvalidArgumentException(
           "Cannot rename column " + name + ": new name must be a non-empty leaf name without dots: " + newName);
     }
     int dot = name.lastIndexOf('.');
@@ -112,6 +118,10 @@ public final class SchemaChange implements SchemaEvolution {
     Types.NestedField existing = preview.findField(fullNewName);
     if (existing != null && existing.fieldId() != field.fieldId()) {
       throw new ValidationException("Cannot rename column " + name + ": column already exists: " + newName);
+    }
+    Type parentType = dot < 0 ? preview.asStruct() : preview.findType(name.substring(0, dot));
+    if (parentType != null && parentType.isStructType()) {
+      ColumnNames.checkNewName(parentType.asStructType(), dot < 0, newName, field.fieldId(), "rename column " + name);
     }
     Ref target = ref(field.fieldId());
     return addStep("rename column " + name, (update, names) -> update.renameColumn(target.name(names), newName), null);
@@ -289,7 +299,7 @@ public final class SchemaChange implements SchemaEvolution {
 
   private void checkOpen() {
     if (committed) {
-      throw new IllegalStateException("Cannot commit schema change: already committed");
+      throw new InvalidStateException("Cannot commit schema change: already committed");
     }
   }
 

@@ -138,7 +138,7 @@ class SchemaEvolutionTest {
     SchemaEvolution change = events.evolveSchema().addColumn("feature_c", Types.DoubleType.get());
     change.commit();
     assertThatThrownBy(change::commit)
-        .isInstanceOf(IllegalStateException.class)
+        .isExactlyInstanceOf(dev.featurestore.InvalidStateException.class)
         .hasMessage("Cannot commit schema change: already committed");
   }
 
