@@ -217,9 +217,13 @@ public final class SchemaChange implements SchemaEvolution {
     try {
       Schema result = handle.commitLocked(() -> {
         Table table = handle.table();
-        UpdateSchema update = table.updateSchema();
-        replay(update, table.schema(), steps);
+        Schema before = table.schema();
+        org.apache.iceberg.Transaction transaction = table.newTransaction();
+        UpdateSchema update = transaction.updateSchema();
+        replay(update, before, steps);
         update.commit();
+        moveColumnProperties(transaction, before, transaction.table().schema());
+        transaction.commitTransaction();
         return table.schema();
       });
       committed = true;
@@ -275,6 +279,36 @@ public final class SchemaChange implements SchemaEvolution {
     };
     for (Step step : toApply) {
       step.action.apply(update, names);
+    }
+  }
+
+  /**
+   * Per-column write properties Iceberg does not move on rename (it moves only
+   * {@code bloom-filter-enabled}): the bloom filter's sizing and the metrics mode.
+   */
+  private static final List<String> COLUMN_PROPERTY_PREFIXES = List.of(
+      dev.featurestore.BloomFilterColumn.NDV_PREFIX, dev.featurestore.BloomFilterColumn.FPP_PREFIX,
+      org.apache.iceberg.TableProperties.METRICS_MODE_COLUMN_CONF_PREFIX);
+
+  private static void moveColumnProperties(org.apache.iceberg.Transaction transaction, Schema before, Schema after) {
+    Map<String, String> props = transaction.table().properties();
+    org.apache.iceberg.UpdateProperties update = null;
+    for (Types.NestedField field : org.apache.iceberg.types.TypeUtil.indexById(before.asStruct()).values()) {
+      String oldName = before.findColumnName(field.fieldId());
+      String newName = after.findColumnName(field.fieldId());
+      if (oldName == null || newName == null || oldName.equals(newName)) {
+        continue;
+      }
+      for (String prefix : COLUMN_PROPERTY_PREFIXES) {
+        String value = props.get(prefix + oldName);
+        if (value != null) {
+          update = update == null ? transaction.updateProperties() : update;
+          update.remove(prefix + oldName).set(prefix + newName, value);
+        }
+      }
+    }
+    if (update != null) {
+      update.commit();
     }
   }
 

@@ -169,4 +169,27 @@ class ColumnNamesTest {
     assertThatThrownBy(() -> table.evolveSchema().addColumn("_pos", Types.LongType.get()).commit())
         .isExactlyInstanceOf(InvalidArgumentException.class);
   }
+
+  /** Issue 12 item 14: a rename moves the bloom filter's sizing with it, so new files keep small filters. */
+  @Test
+  void rename_bloomFilteredColumn_movesNdvAndFpp_andNewFilesStaySmall() {
+    Schema schema = new Schema(
+        Types.NestedField.required(1, "id", Types.LongType.get()),
+        Types.NestedField.optional(2, "key", Types.StringType.get()));
+    FeatureTable table = store.createTable(TableDefinition.builder("features.bloomed", schema)
+        .bloomFilter("key", 100, 0.01).build());
+    table.evolveSchema().renameColumn("key", "lookup_key").commit();
+    table.refresh();
+    assertThat(table.properties())
+        .containsEntry("write.parquet.bloom-filter-enabled.column.lookup_key", "true")
+        .containsEntry("write.parquet.bloom-filter-ndv.column.lookup_key", "100")
+        .containsEntry("write.parquet.bloom-filter-fpp.column.lookup_key", "0.01")
+        .doesNotContainKeys("write.parquet.bloom-filter-ndv.column.key", "write.parquet.bloom-filter-fpp.column.key");
+    List<org.apache.iceberg.data.Record> rows = new java.util.ArrayList<>();
+    for (long i = 0; i < 80; i++) {
+      rows.add(TestTables.record(table, "id", i, "lookup_key", "k" + i));
+    }
+    DataFile file = TestTables.append(table, rows).get(0);
+    assertThat(file.fileSizeInBytes()).isLessThan(100_000L); // Parquet's default filter alone is 1 MiB
+  }
 }
