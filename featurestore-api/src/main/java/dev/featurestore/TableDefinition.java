@@ -23,6 +23,8 @@ import org.apache.iceberg.SortOrder;
  * }</pre>
  */
 public final class TableDefinition {
+  /** Iceberg's {@code write.metadata.metrics.column.} prefix: uuid columns get {@code counts}. */
+  public static final String UUID_METRICS_PREFIX = "write.metadata.metrics.column.";
   private final TableId id;
   private final Schema schema;
   private final Function<Schema, PartitionSpec> partitionSpec;
@@ -36,7 +38,15 @@ public final class TableDefinition {
     this.schema = builder.schema;
     this.partitionSpec = builder.partitionSpec;
     this.sortOrder = builder.sortOrder;
-    this.properties = Collections.unmodifiableMap(new LinkedHashMap<>(builder.properties));
+    Map<String, String> props = new LinkedHashMap<>(builder.properties);
+    // Iceberg 1.12 compares uuid bounds signed, Parquet writes them unsigned (apache/iceberg#14216):
+    // without bounds no engine can prune a uuid filter wrongly
+    org.apache.iceberg.types.TypeUtil.indexByName(builder.schema.asStruct()).forEach((name, fieldId) -> {
+      if (builder.schema.findType(fieldId).typeId() == org.apache.iceberg.types.Type.TypeID.UUID) {
+        props.putIfAbsent(UUID_METRICS_PREFIX + name, "counts");
+      }
+    });
+    this.properties = Collections.unmodifiableMap(props);
     this.formatVersion = builder.formatVersion;
     this.location = builder.location;
   }

@@ -307,6 +307,16 @@ public final class SchemaChange implements SchemaEvolution {
         }
       }
     }
+    // uuid bounds are compared signed by Iceberg 1.12 (apache/iceberg#14216): record none for new uuid columns
+    for (Types.NestedField field : org.apache.iceberg.types.TypeUtil.indexById(after.asStruct()).values()) {
+      String name = after.findColumnName(field.fieldId());
+      String key = org.apache.iceberg.TableProperties.METRICS_MODE_COLUMN_CONF_PREFIX + name;
+      if (field.type().typeId() == Type.TypeID.UUID && before.findField(field.fieldId()) == null
+          && !props.containsKey(key)) {
+        update = update == null ? transaction.updateProperties() : update;
+        update.set(key, "counts");
+      }
+    }
     if (update != null) {
       update.commit();
     }

@@ -192,4 +192,25 @@ class ColumnNamesTest {
     DataFile file = TestTables.append(table, rows).get(0);
     assertThat(file.fileSizeInBytes()).isLessThan(100_000L); // Parquet's default filter alone is 1 MiB
   }
+
+  /** Issue 12 item 13: Iceberg 1.12 compares uuid bounds signed (apache/iceberg#14216): no bounds for uuid columns. */
+  @Test
+  void uuidColumns_recordNoBounds_soFiltersFindEveryValue() {
+    Schema schema = new Schema(
+        Types.NestedField.required(1, "id", Types.LongType.get()),
+        Types.NestedField.optional(2, "u", Types.UUIDType.get()));
+    FeatureTable table = store.createTable(TableDefinition.builder("features.uuids", schema).build());
+    assertThat(table.properties()).containsEntry("write.metadata.metrics.column.u", "counts");
+    table.evolveSchema().addColumn("v", Types.UUIDType.get()).commit();
+    table.refresh();
+    assertThat(table.properties()).containsEntry("write.metadata.metrics.column.v", "counts");
+    java.util.UUID low = java.util.UUID.fromString("00000000-0000-0000-0000-000000000001");
+    java.util.UUID high = java.util.UUID.fromString("ffffffff-0000-0000-0000-000000000000");
+    TestTables.append(table, List.of(TestTables.record(table, "id", 1L, "u", low, "v", low),
+        TestTables.record(table, "id", 2L, "u", high, "v", high)));
+    for (java.util.UUID value : List.of(low, high)) {
+      assertThat(table.query().filter(org.apache.iceberg.expressions.Expressions.equal("u", value)).count()).isEqualTo(1);
+      assertThat(table.query().filter(org.apache.iceberg.expressions.Expressions.equal("v", value)).count()).isEqualTo(1);
+    }
+  }
 }
