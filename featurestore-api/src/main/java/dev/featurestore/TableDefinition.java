@@ -141,7 +141,7 @@ public final class TableDefinition {
      * distinct values per row group at a 1% false-positive rate. Change it later with {@link
      * FeatureTable#updateBloomFilters()}.
      *
-     * @throws IllegalArgumentException if the column is unknown or not primitive, or {@code ndv <= 0}
+     * @throws InvalidArgumentException if the column is unknown or not primitive, or {@code ndv <= 0}
      */
     public Builder bloomFilter(String column, long ndv) {
       return bloomFilter(column, ndv, BloomFilterColumn.DEFAULT_FPP);
@@ -150,19 +150,7 @@ public final class TableDefinition {
     /** As {@link #bloomFilter(String, long)} with a false-positive rate in (0, 1). */
     public Builder bloomFilter(String column, long ndv, double fpp) {
       requireNonNull(column, "column is null");
-      org.apache.iceberg.types.Types.NestedField field = schema.findField(column);
-      if (field == null) {
-        throw new IllegalArgumentException("Cannot add bloom filter: unknown column: " + column);
-      }
-      if (!field.type().isPrimitiveType()) {
-        throw new IllegalArgumentException("Cannot add bloom filter: column is not primitive: " + column);
-      }
-      if (ndv <= 0) {
-        throw new IllegalArgumentException("Cannot add bloom filter on " + column + ": ndv must be positive: " + ndv);
-      }
-      if (!(fpp > 0 && fpp < 1)) {
-        throw new IllegalArgumentException("Cannot add bloom filter on " + column + ": fpp must be in (0, 1): " + fpp);
-      }
+      BloomFilterColumn.check(schema, column, ndv, fpp);
       properties.put(BloomFilterColumn.ENABLED_PREFIX + column, "true");
       properties.put(BloomFilterColumn.NDV_PREFIX + column, Long.toString(ndv));
       properties.put(BloomFilterColumn.FPP_PREFIX + column, Double.toString(fpp));
@@ -184,9 +172,7 @@ public final class TableDefinition {
 
     /** Iceberg format version: 2 or 3. */
     public Builder formatVersion(int version) {
-      if (version != 2 && version != 3) {
-        throw new IllegalArgumentException("Cannot set format version: expected 2 or 3: " + version);
-      }
+      InvalidArgumentException.check(version == 2 || version == 3, "Cannot set format version: expected 2 or 3: %s", version);
       this.formatVersion = version;
       return this;
     }
