@@ -37,4 +37,23 @@ public record BloomFilterColumn(String column, OptionalLong ndv, double fpp) {
     });
     return columns;
   }
+
+  /**
+   * Checks a bloom filter setting against a schema; the one check behind {@code
+   * TableDefinition.Builder.bloomFilter} and {@code FeatureTable.updateBloomFilters().enable}.
+   *
+   * @throws InvalidArgumentException if the column is unknown or not primitive, {@code ndv <= 0},
+   *     or {@code fpp} is not in (0, 1)
+   */
+  public static void check(org.apache.iceberg.Schema schema, String column, long ndv, double fpp) {
+    java.util.Objects.requireNonNull(schema, "schema is null");
+    java.util.Objects.requireNonNull(column, "column is null");
+    org.apache.iceberg.types.Types.NestedField field = schema.findField(column);
+    InvalidArgumentException.check(field != null, "Cannot add bloom filter: unknown column: %s", column);
+    InvalidArgumentException.check(field.type().isPrimitiveType(), "Cannot add bloom filter: column is not primitive: %s",
+        column);
+    InvalidArgumentException.check(ndv > 0, "Cannot add bloom filter on %s: ndv must be positive: %s", column, ndv);
+    InvalidArgumentException.check(fpp > 0 && fpp < 1, "Cannot add bloom filter on %s: fpp must be in (0, 1): %s",
+        column, fpp);
+  }
 }

@@ -23,6 +23,8 @@ import org.apache.iceberg.SortOrder;
  * }</pre>
  */
 public final class TableDefinition {
+  /** Iceberg's {@code write.metadata.metrics.column.} prefix: uuid columns get {@code counts}. */
+  public static final String UUID_METRICS_PREFIX = "write.metadata.metrics.column.";
   private final TableId id;
   private final Schema schema;
   private final Function<Schema, PartitionSpec> partitionSpec;
@@ -36,7 +38,15 @@ public final class TableDefinition {
     this.schema = builder.schema;
     this.partitionSpec = builder.partitionSpec;
     this.sortOrder = builder.sortOrder;
-    this.properties = Collections.unmodifiableMap(new LinkedHashMap<>(builder.properties));
+    Map<String, String> props = new LinkedHashMap<>(builder.properties);
+    // Iceberg 1.12 compares uuid bounds signed, Parquet writes them unsigned (apache/iceberg#14216):
+    // without bounds no engine can prune a uuid filter wrongly
+    org.apache.iceberg.types.TypeUtil.indexByName(builder.schema.asStruct()).forEach((name, fieldId) -> {
+      if (builder.schema.findType(fieldId).typeId() == org.apache.iceberg.types.Type.TypeID.UUID) {
+        props.putIfAbsent(UUID_METRICS_PREFIX + name, "counts");
+      }
+    });
+    this.properties = Collections.unmodifiableMap(props);
     this.formatVersion = builder.formatVersion;
     this.location = builder.location;
   }
@@ -104,9 +114,8 @@ public final class TableDefinition {
     private Builder(TableId id, Schema schema) {
       this.id = requireNonNull(id, "id is null");
       this.schema = requireNonNull(schema, "schema is null");
-      if (schema.columns().isEmpty()) {
-        throw new IllegalArgumentException("Cannot define table: schema has no columns: " + id);
-      }
+      InvalidArgumentException.check(!schema.columns().isEmpty(), "Cannot define table: schema has no columns: %s", id);
+      ColumnNames.checkSchema(schema, "define table " + id);
     }
 
     /** Partition spec, built against the definition's schema. */
@@ -132,7 +141,7 @@ public final class TableDefinition {
      * distinct values per row group at a 1% false-positive rate. Change it later with {@link
      * FeatureTable#updateBloomFilters()}.
      *
-     * @throws IllegalArgumentException if the column is unknown or not primitive, or {@code ndv <= 0}
+     * @throws InvalidArgumentException if the column is unknown or not primitive, or {@code ndv <= 0}
      */
     public Builder bloomFilter(String column, long ndv) {
       return bloomFilter(column, ndv, BloomFilterColumn.DEFAULT_FPP);
@@ -141,19 +150,7 @@ public final class TableDefinition {
     /** As {@link #bloomFilter(String, long)} with a false-positive rate in (0, 1). */
     public Builder bloomFilter(String column, long ndv, double fpp) {
       requireNonNull(column, "column is null");
-      org.apache.iceberg.types.Types.NestedField field = schema.findField(column);
-      if (field == null) {
-        throw new IllegalArgumentException("Cannot add bloom filter: unknown column: " + column);
-      }
-      if (!field.type().isPrimitiveType()) {
-        throw new IllegalArgumentException("Cannot add bloom filter: column is not primitive: " + column);
-      }
-      if (ndv <= 0) {
-        throw new IllegalArgumentException("Cannot add bloom filter on " + column + ": ndv must be positive: " + ndv);
-      }
-      if (!(fpp > 0 && fpp < 1)) {
-        throw new IllegalArgumentException("Cannot add bloom filter on " + column + ": fpp must be in (0, 1): " + fpp);
-      }
+      BloomFilterColumn.check(schema, column, ndv, fpp);
       properties.put(BloomFilterColumn.ENABLED_PREFIX + column, "true");
       properties.put(BloomFilterColumn.NDV_PREFIX + column, Long.toString(ndv));
       properties.put(BloomFilterColumn.FPP_PREFIX + column, Double.toString(fpp));
@@ -175,9 +172,7 @@ public final class TableDefinition {
 
     /** Iceberg format version: 2 or 3. */
     public Builder formatVersion(int version) {
-      if (version != 2 && version != 3) {
-        throw new IllegalArgumentException("Cannot set format version: expected 2 or 3: " + version);
-      }
+      InvalidArgumentException.check(version == 2 || version == 3, "Cannot set format version: expected 2 or 3: %s", version);
       this.formatVersion = version;
       return this;
     }

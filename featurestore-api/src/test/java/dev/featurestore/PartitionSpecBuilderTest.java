@@ -96,6 +96,7 @@ class PartitionSpecBuilderTest {
     assertThat(BloomFilterColumn.fromProperties(def.properties()))
         .containsEntry("entity_id", new BloomFilterColumn("entity_id", java.util.OptionalLong.of(50_000), 0.01));
     assertThatThrownBy(() -> TableDefinition.builder("a.b", SCHEMA).bloomFilter("nope", 10))
+        .isExactlyInstanceOf(dev.featurestore.InvalidArgumentException.class)
         .hasMessage("Cannot add bloom filter: unknown column: nope");
   }
 }

@@ -33,19 +33,7 @@ final class BloomColumnsChange implements BloomFilterUpdate {
   public BloomFilterUpdate enable(String column, long ndv, double fpp) {
     checkNotCommitted();
     requireNonNull(column, "column is null");
-    Types.NestedField field = handle.table().schema().findField(column);
-    if (field == null) {
-      throw new IllegalArgumentException("Cannot add bloom filter: unknown column: " + column);
-    }
-    if (!field.type().isPrimitiveType()) {
-      throw new IllegalArgumentException("Cannot add bloom filter: column is not primitive: " + column);
-    }
-    if (ndv <= 0) {
-      throw new IllegalArgumentException("Cannot add bloom filter on " + column + ": ndv must be positive: " + ndv);
-    }
-    if (!(fpp > 0 && fpp < 1)) {
-      throw new IllegalArgumentException("Cannot add bloom filter on " + column + ": fpp must be in (0, 1): " + fpp);
-    }
+    BloomFilterColumn.check(handle.table().schema(), column, ndv, fpp);
     removed.remove(column);
     set.put(BloomFilterColumn.ENABLED_PREFIX + column, "true");
     set.put(BloomFilterColumn.NDV_PREFIX + column, Long.toString(ndv));

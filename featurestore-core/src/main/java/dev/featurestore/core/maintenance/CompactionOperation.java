@@ -223,9 +223,10 @@ final class CompactionOperation implements Compaction {
     for (FileScanTask task : tasks) {
       boolean kept = !rewritten.contains(task.file().location());
       for (DeleteFile delete : task.deletes()) {
-        deletes.putIfAbsent(delete.location(), delete);
+        String key = deleteKey(delete);
+        deletes.putIfAbsent(key, delete);
         if (kept) {
-          stillNeeded.add(delete.location());
+          stillNeeded.add(key);
         }
       }
     }
@@ -236,6 +237,12 @@ final class CompactionOperation implements Compaction {
       }
     });
     return dangling;
+  }
+
+  /** v3 deletion vectors share one Puffin file: each is its own delete file, told apart by its offset. */
+  private static String deleteKey(DeleteFile delete) {
+    Long offset = delete.contentOffset();
+    return offset == null ? delete.location() : delete.location() + "#" + offset;
   }
 
   private long write(Table table, List<Group> groups, long target, List<DataFile> written) {

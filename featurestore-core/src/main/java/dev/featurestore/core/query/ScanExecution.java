@@ -61,7 +61,10 @@ final class ScanExecution {
     List<FileScanTask> tasks;
     boolean filterUsed = true;
     try {
-      tasks = planFiles(table, resolved.snapshotId(), plan.readSchema(), plan.filter(), plan.caseSensitive());
+      Expression pruning = UuidBounds.pruningFilter(plan.filter(), resolved.schema(), plan.caseSensitive());
+      // a weakened filter cannot answer from metadata: rows are checked one by one
+      filterUsed = pruning == plan.filter();
+      tasks = planFiles(table, resolved.snapshotId(), plan.readSchema(), pruning, plan.caseSensitive());
     } catch (org.apache.iceberg.exceptions.ValidationException | IllegalArgumentException e) {
       if (plan.filter() == Expressions.alwaysTrue()) {
         throw handleError(handle, e);

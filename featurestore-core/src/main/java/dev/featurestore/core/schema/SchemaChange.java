@@ -2,7 +2,9 @@ package dev.featurestore.core.schema;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.featurestore.ColumnNames;
 import dev.featurestore.CommitStateUnknownException;
+import dev.featurestore.InvalidArgumentException;
 import dev.featurestore.InvalidStateException;
 import dev.featurestore.SchemaEvolution;
 import dev.featurestore.ValidationException;
@@ -82,8 +84,11 @@ public final class SchemaChange implements SchemaEvolution {
       parent = ref(parentField.fieldId());
     }
     if (leaf.isEmpty()) {
-      throw new IllegalArgumentException("Cannot add column: empty name: " + name);
+      throw new InvalidArgumentException("Cannot add column: empty name: " + name);
     }
+    Types.StructType siblings = parent == null ? preview.asStruct()
+        : preview.findField(parent.fieldId()).type().asStructType();
+    ColumnNames.checkNewName(siblings, parent == null, leaf, -1, "add column " + name);
     Ref parentRef = parent;
     String leafName = leaf;
     return addStep("add column " + name, (update, names) -> {
@@ -105,7 +110,7 @@ public final class SchemaChange implements SchemaEvolution {
       throw new ValidationException("Cannot rename missing column: " + name);
     }
     if (newName.isEmpty() || newName.contains(".")) {
-      throw new IllegalArgumentException(
+      throw new InvalidArgumentException(
           "Cannot rename column " + name + ": new name must be a non-empty leaf name without dots: " + newName);
     }
     int dot = name.lastIndexOf('.');
@@ -113,6 +118,10 @@ public final class SchemaChange implements SchemaEvolution {
     Types.NestedField existing = preview.findField(fullNewName);
     if (existing != null && existing.fieldId() != field.fieldId()) {
       throw new ValidationException("Cannot rename column " + name + ": column already exists: " + newName);
+    }
+    Type parentType = dot < 0 ? preview.asStruct() : preview.findType(name.substring(0, dot));
+    if (parentType != null && parentType.isStructType()) {
+      ColumnNames.checkNewName(parentType.asStructType(), dot < 0, newName, field.fieldId(), "rename column " + name);
     }
     Ref target = ref(field.fieldId());
     return addStep("rename column " + name, (update, names) -> update.renameColumn(target.name(names), newName), null);
@@ -208,9 +217,13 @@ public final class SchemaChange implements SchemaEvolution {
     try {
       Schema result = handle.commitLocked(() -> {
         Table table = handle.table();
-        UpdateSchema update = table.updateSchema();
-        replay(update, table.schema(), steps);
+        Schema before = table.schema();
+        org.apache.iceberg.Transaction transaction = table.newTransaction();
+        UpdateSchema update = transaction.updateSchema();
+        replay(update, before, steps);
         update.commit();
+        moveColumnProperties(transaction, before, transaction.table().schema());
+        transaction.commitTransaction();
         return table.schema();
       });
       committed = true;
@@ -266,6 +279,46 @@ public final class SchemaChange implements SchemaEvolution {
     };
     for (Step step : toApply) {
       step.action.apply(update, names);
+    }
+  }
+
+  /**
+   * Per-column write properties Iceberg does not move on rename (it moves only
+   * {@code bloom-filter-enabled}): the bloom filter's sizing and the metrics mode.
+   */
+  private static final List<String> COLUMN_PROPERTY_PREFIXES = List.of(
+      dev.featurestore.BloomFilterColumn.NDV_PREFIX, dev.featurestore.BloomFilterColumn.FPP_PREFIX,
+      org.apache.iceberg.TableProperties.METRICS_MODE_COLUMN_CONF_PREFIX);
+
+  private static void moveColumnProperties(org.apache.iceberg.Transaction transaction, Schema before, Schema after) {
+    Map<String, String> props = transaction.table().properties();
+    org.apache.iceberg.UpdateProperties update = null;
+    for (Types.NestedField field : org.apache.iceberg.types.TypeUtil.indexById(before.asStruct()).values()) {
+      String oldName = before.findColumnName(field.fieldId());
+      String newName = after.findColumnName(field.fieldId());
+      if (oldName == null || newName == null || oldName.equals(newName)) {
+        continue;
+      }
+      for (String prefix : COLUMN_PROPERTY_PREFIXES) {
+        String value = props.get(prefix + oldName);
+        if (value != null) {
+          update = update == null ? transaction.updateProperties() : update;
+          update.remove(prefix + oldName).set(prefix + newName, value);
+        }
+      }
+    }
+    // uuid bounds are compared signed by Iceberg 1.12 (apache/iceberg#14216): record none for new uuid columns
+    for (Types.NestedField field : org.apache.iceberg.types.TypeUtil.indexById(after.asStruct()).values()) {
+      String name = after.findColumnName(field.fieldId());
+      String key = org.apache.iceberg.TableProperties.METRICS_MODE_COLUMN_CONF_PREFIX + name;
+      if (field.type().typeId() == Type.TypeID.UUID && before.findField(field.fieldId()) == null
+          && !props.containsKey(key)) {
+        update = update == null ? transaction.updateProperties() : update;
+        update.set(key, "counts");
+      }
+    }
+    if (update != null) {
+      update.commit();
     }
   }
 

@@ -197,6 +197,7 @@ class BloomFilterTest {
       assertThat(BloomFilters.read(iceberg.io().newInputFile(file.location()), "feature_a")).singleElement()
           .satisfies(f -> assertThat(f.orElseThrow().sizeInBytes()).isEqualTo(BloomFilter.optimalNumBytes(2_000, 0.05)));
       assertThatThrownBy(() -> table.updateBloomFilters().enable("nope", 10))
+          .isExactlyInstanceOf(dev.featurestore.InvalidArgumentException.class)
           .hasMessage("Cannot add bloom filter: unknown column: nope");
     }
   }

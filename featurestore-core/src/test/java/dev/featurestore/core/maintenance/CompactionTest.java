@@ -255,4 +255,36 @@ class CompactionTest {
     assertThat(liveDataFiles(events)).hasSize(6).allMatch(MaintenanceTestData::exists);
     assertThat(events.query().count()).isEqualTo(49);
   }
+
+  @Test
+  void compact_v3_countsEachDeletionVector_evenWhenTheyShareOnePuffinFile() throws Exception {
+    events = store.createTable(dev.featurestore.TableDefinition.builder("features.dv_events",
+        dev.featurestore.SyntheticFeatures.schema()).formatVersion(3).build());
+    List<DataFile> files = new ArrayList<>();
+    for (int i = 0; i < 7; i++) {
+      files.addAll(appendRows(events, i * 10, 10));
+    }
+    Table table = events.unwrap(Table.class);
+    table.refresh();
+    org.apache.iceberg.io.OutputFileFactory outputs = org.apache.iceberg.io.OutputFileFactory.builderFor(table, 9, 99)
+        .format(org.apache.iceberg.FileFormat.PUFFIN).build();
+    org.apache.iceberg.deletes.BaseDVFileWriter writer = new org.apache.iceberg.deletes.BaseDVFileWriter(outputs, path -> null);
+    try (writer) {
+      for (DataFile file : files) {
+        writer.delete(file.location(), 0, table.spec(), null);
+      }
+    }
+    org.apache.iceberg.RowDelta delta = table.newRowDelta();
+    writer.result().deleteFiles().forEach(delta::addDeletes);
+    delta.commit();
+    assertThat(writer.result().deleteFiles()).hasSize(7);
+    assertThat(writer.result().deleteFiles().stream().map(f -> f.location()).distinct()).hasSize(1);
+    events.refresh();
+
+    CompactionResult result = events.maintenance().compact().execute();
+
+    assertThat(result.rows()).isEqualTo(63);
+    assertThat(result.removedDeleteFiles()).isEqualTo(7);
+    assertThat(events.query().count()).isEqualTo(63);
+  }
 }

@@ -139,7 +139,7 @@ class SchemaEvolutionTest {
     SchemaEvolution change = events.evolveSchema().addColumn("feature_c", Types.DoubleType.get());
     change.commit();
     assertThatThrownBy(change::commit)
-        .isInstanceOf(InvalidStateException.class)
+        .isExactlyInstanceOf(dev.featurestore.InvalidStateException.class)
         .hasMessage("Cannot commit schema change: already committed");
   }
 
