@@ -24,18 +24,15 @@ import org.apache.iceberg.types.Types;
  * </ul>
  */
 public final class ColumnNames {
-  /** Reserved beyond {@link MetadataColumns#isMetadataColumn}: delete-file and changelog columns. */
-  private static final Set<String> ALSO_RESERVED = Set.of(
-      MetadataColumns.DELETE_FILE_PATH.name(), MetadataColumns.DELETE_FILE_POS.name(),
-      MetadataColumns.CHANGE_TYPE.name(), MetadataColumns.CHANGE_ORDINAL.name(),
-      MetadataColumns.COMMIT_SNAPSHOT_ID.name());
+  private static final Set<String> DELETE_FILE_COLUMNS = Set.of(
+      MetadataColumns.DELETE_FILE_PATH.name(), MetadataColumns.DELETE_FILE_POS.name());
 
   private ColumnNames() {}
 
   /** True when Iceberg reserves {@code name} (in any case) for a metadata or delete-file column. */
   public static boolean reserved(String name) {
     String lower = name.toLowerCase(Locale.ROOT);
-    return MetadataColumns.isMetadataColumn(lower) || ALSO_RESERVED.contains(lower);
+    return MetadataColumns.isMetadataColumn(lower) || DELETE_FILE_COLUMNS.contains(lower);
   }
 
   /**

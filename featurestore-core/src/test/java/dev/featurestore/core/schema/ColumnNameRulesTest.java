@@ -71,7 +71,7 @@ class ColumnNameRulesTest {
 
   @ParameterizedTest
   @ValueSource(strings = {"_pos", "_file", "_deleted", "_spec_id", "_partition", "_row_id",
-      "_last_updated_sequence_number", "_change_type", "_change_ordinal", "_commit_snapshot_id", "file_path", "pos", "_POS", "File_Path"})
+      "_last_updated_sequence_number", "file_path", "pos", "_POS", "File_Path"})
   void create_reservedNames_areRefused(String name) {
     assertThatThrownBy(() -> store.createTable(definition("reserved",
         Types.NestedField.optional(1, "id", Types.LongType.get()),
