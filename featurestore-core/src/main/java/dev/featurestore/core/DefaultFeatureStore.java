@@ -1,6 +1,5 @@
 package dev.featurestore.core;
 
-import dev.featurestore.core.base.ColumnNames;
 import dev.featurestore.core.base.Errors;
 import dev.featurestore.core.base.TableHandle;
 import static java.util.Objects.requireNonNull;
@@ -223,7 +222,6 @@ final class DefaultFeatureStore implements FeatureStore {
     requireNonNull(definition, "definition is null");
     checkOpen();
     TableId id = definition.id();
-    ColumnNames.check(definition.schema(), "create table " + id);
     ensureNamespace(id.namespace());
     Map<String, String> props = new HashMap<>(LIBRARY_TABLE_DEFAULTS);
     props.put(TableProperties.COMMIT_NUM_RETRIES, Integer.toString(config.commitRetries()));

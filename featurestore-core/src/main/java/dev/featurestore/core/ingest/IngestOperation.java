@@ -14,7 +14,6 @@ import dev.featurestore.InvalidStateException;
 import dev.featurestore.NotFoundException;
 import dev.featurestore.ObjectStorage;
 import dev.featurestore.ValidationException;
-import dev.featurestore.core.base.ColumnNames;
 import dev.featurestore.core.base.CommitMarks;
 import dev.featurestore.core.base.Errors;
 import dev.featurestore.core.base.TableHandle;
@@ -552,12 +551,6 @@ public final class IngestOperation implements Ingest {
     }
 
     private void addColumn(String name, Object value, long row, RowSource rowSource) {
-      try {
-        ColumnNames.checkNew(schema.columns(), true, name, -1, "add column " + name);
-      } catch (ValidationException e) {
-        throw new InvalidDataException("Cannot ingest row " + row + ": " + e.getMessage().substring("Cannot ".length()),
-            row, name, e);
-      }
       Type type = rowSource.declaredType(name).orElseGet(() -> inferType(value, rowSource.textValues(), row, name));
       added.put(name, type);
       nullOnlyColumns.remove(name);

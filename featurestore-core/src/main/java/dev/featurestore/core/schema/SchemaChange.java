@@ -3,16 +3,16 @@ package dev.featurestore.core.schema;
 import static java.util.Objects.requireNonNull;
 
 import dev.featurestore.CommitStateUnknownException;
-import dev.featurestore.InvalidArgumentException;
 import dev.featurestore.InvalidStateException;
 import dev.featurestore.SchemaEvolution;
 import dev.featurestore.ValidationException;
-import dev.featurestore.core.base.ColumnNames;
 import dev.featurestore.core.base.TableHandle;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.apache.iceberg.PartitionField;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
@@ -21,8 +21,6 @@ import org.apache.iceberg.Table;
 import org.apache.iceberg.UpdateSchema;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * A pending schema change of one table, on top of Iceberg's {@link UpdateSchema}.
@@ -84,9 +82,8 @@ public final class SchemaChange implements SchemaEvolution {
       parent = ref(parentField.fieldId());
     }
     if (leaf.isEmpty()) {
-      throw new InvalidArgumentException("Cannot add column: empty name: " + name);
+      throw new IllegalArgumentException("Cannot add column: empty name: " + name);
     }
-    ColumnNames.checkNew(siblings(dot < 0 ? null : name.substring(0, dot)), dot < 0, leaf, -1, "add column " + name);
     Ref parentRef = parent;
     String leafName = leaf;
     return addStep("add column " + name, (update, names) -> {
@@ -108,7 +105,7 @@ public final class SchemaChange implements SchemaEvolution {
       throw new ValidationException("Cannot rename missing column: " + name);
     }
     if (newName.isEmpty() || newName.contains(".")) {
-      throw new InvalidArgumentException(
+      throw new IllegalArgumentException(
           "Cannot rename column " + name + ": new name must be a non-empty leaf name without dots: " + newName);
     }
     int dot = name.lastIndexOf('.');
@@ -117,19 +114,8 @@ public final class SchemaChange implements SchemaEvolution {
     if (existing != null && existing.fieldId() != field.fieldId()) {
       throw new ValidationException("Cannot rename column " + name + ": column already exists: " + newName);
     }
-    ColumnNames.checkNew(siblings(dot < 0 ? null : name.substring(0, dot)), dot < 0, newName, field.fieldId(),
-        "rename column " + name);
     Ref target = ref(field.fieldId());
     return addStep("rename column " + name, (update, names) -> update.renameColumn(target.name(names), newName), null);
-  }
-
-  /** The columns of the struct at {@code parent} in the preview (the top level for null). */
-  private List<Types.NestedField> siblings(String parent) {
-    if (parent == null) {
-      return preview.columns();
-    }
-    Types.NestedField field = preview.findField(parent);
-    return field != null && field.type().isStructType() ? field.type().asStructType().fields() : List.of();
   }
 
   @Override
