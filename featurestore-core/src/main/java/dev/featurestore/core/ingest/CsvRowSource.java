@@ -1,7 +1,5 @@
 package dev.featurestore.core.ingest;
 
-import com.fasterxml.jackson.core.JsonLocation;
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.dataformat.csv.CsvMapper;
 import com.fasterxml.jackson.dataformat.csv.CsvParser;
@@ -26,6 +24,7 @@ final class CsvRowSource implements RowSource {
   private final CsvParser parser;
   private final String[] header;
   private final Object layout = new Object();
+  private final SourceErrors errors;
   private long lastLine;
 
   CsvRowSource(Path file) {
@@ -43,12 +42,13 @@ final class CsvRowSource implements RowSource {
   /** CSV from {@code in} (closed with this source); {@code file} names it in messages. */
   CsvRowSource(InputStream in, String file) {
     this.file = file;
+    this.errors = new SourceErrors("CSV", file);
     try {
       CsvMapper mapper = CsvMapper.builder().enable(CsvParser.Feature.SKIP_EMPTY_LINES).build();
       this.parser = mapper.getFactory().createParser(in);
       parser.setSchema(CsvSchema.emptySchema());
     } catch (IOException e) {
-      throw new StorageException("Cannot read ingest source: " + file + ": " + e.getMessage(), e);
+      throw errors.open(e);
     }
     try {
       this.header = readHeader();
@@ -67,10 +67,10 @@ final class CsvRowSource implements RowSource {
     Set<String> seen = new HashSet<>();
     for (String name : names) {
       if (name == null || name.isEmpty()) {
-        throw parseError(line, "empty column name in header");
+        throw errors.parse(line, "empty column name in header");
       }
       if (!seen.add(name)) {
-        throw parseError(line, "duplicate column in header: " + name);
+        throw errors.parse(line, "duplicate column in header: " + name);
       }
     }
     return names.toArray(new String[0]);
@@ -87,12 +87,12 @@ final class CsvRowSource implements RowSource {
       // the record's line is where its first field starts (START_ARRAY lags behind)
       line = lastLine + 1;
       if (token != JsonToken.START_ARRAY) {
-        throw parseError(line, "unexpected token: " + token);
+        throw errors.parse(line, "unexpected token: " + token);
       }
       boolean first = true;
       while ((token = parser.nextToken()) != JsonToken.END_ARRAY) {
         if (token == null) {
-          throw parseError(line, "unexpected end of input");
+          throw errors.parse(line, "unexpected end of input");
         }
         if (first) {
           line = parser.currentTokenLocation().getLineNr();
@@ -103,12 +103,8 @@ final class CsvRowSource implements RowSource {
       }
       lastLine = Math.max(line, parser.currentLocation().getLineNr() - 1);
       return line;
-    } catch (JsonProcessingException e) {
-      JsonLocation location = e.getLocation();
-      long at = location != null && location.getLineNr() > 0 ? location.getLineNr() : line;
-      throw parseError(at, e.getOriginalMessage(), e);
     } catch (IOException e) {
-      throw new StorageException("Cannot read ingest source: " + file + ": " + e.getMessage(), e);
+      throw errors.read(e, line > 0 ? line : lastLine + 1);
     }
   }
 
@@ -140,7 +136,7 @@ final class CsvRowSource implements RowSource {
       return false;
     }
     if (fields.size() != header.length) {
-      throw parseError(line, "expected " + header.length + " fields, found " + fields.size());
+      throw errors.parse(line, "expected " + header.length + " fields, found " + fields.size());
     }
     row.clear(line);
     row.useLayout(header, layout);
@@ -149,14 +145,6 @@ final class CsvRowSource implements RowSource {
       values[i] = fields.get(i);
     }
     return true;
-  }
-
-  private static InvalidDataException parseError(long line, String reason) {
-    return new InvalidDataException("Cannot parse CSV at line " + line + ": " + reason, line, null);
-  }
-
-  private static InvalidDataException parseError(long line, String reason, Throwable cause) {
-    return new InvalidDataException("Cannot parse CSV at line " + line + ": " + reason, line, null, cause);
   }
 
   @Override

@@ -1,12 +1,10 @@
 package dev.featurestore.core.ingest;
 
-import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.featurestore.InvalidDataException;
-import dev.featurestore.StorageException;
+import dev.featurestore.core.base.ValueConverters;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Path;
@@ -21,6 +19,7 @@ final class JsonRowSource implements RowSource {
   private final String file;
   private final JsonParser parser;
   private final Set<String> decimalColumns;
+  private final SourceErrors errors;
   private boolean array;
   private boolean started;
   private boolean finished;
@@ -34,10 +33,13 @@ final class JsonRowSource implements RowSource {
   JsonRowSource(InputStream in, String file, Set<String> decimalColumns) {
     this.file = file;
     this.decimalColumns = decimalColumns;
+    this.errors = new SourceErrors("JSON", file);
     try {
+      // a key twice in one object is refused, not resolved silently to its last value
       this.parser = new ObjectMapper().getFactory().createParser(in);
+      parser.enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
     } catch (IOException e) {
-      throw new StorageException("Cannot read ingest source: " + file + ": " + e.getMessage(), e);
+      throw errors.open(e);
     }
   }
 
@@ -65,7 +67,7 @@ final class JsonRowSource implements RowSource {
       }
       if (token == null) {
         if (array) {
-          throw parseError(line, "unexpected end of input: unclosed array");
+          throw errors.parse(line, "unexpected end of input: unclosed array");
         }
         finished = true;
         return false;
@@ -74,12 +76,12 @@ final class JsonRowSource implements RowSource {
         finished = true;
         JsonToken after = parser.nextToken();
         if (after != null) {
-          throw parseError(currentLine(), "unexpected content after the array: " + after.asString());
+          throw errors.parse(currentLine(), "unexpected content after the array: " + after.asString());
         }
         return false;
       }
       if (token != JsonToken.START_OBJECT) {
-        throw parseError(line, "expected an object: " + parser.getText());
+        throw errors.parse(line, "expected an object: " + parser.getText());
       }
       row.clear(line);
       while ((token = parser.nextToken()) == JsonToken.FIELD_NAME) {
@@ -88,12 +90,8 @@ final class JsonRowSource implements RowSource {
         row.add(name, value(name));
       }
       return true;
-    } catch (JsonProcessingException e) {
-      JsonLocation location = e.getLocation();
-      long at = location != null && location.getLineNr() > 0 ? location.getLineNr() : line;
-      throw parseError(at, e.getOriginalMessage(), e);
     } catch (IOException e) {
-      throw new StorageException("Cannot read ingest source: " + file + ": " + e.getMessage(), e);
+      throw errors.read(e, line);
     }
   }
 
@@ -104,7 +102,12 @@ final class JsonRowSource implements RowSource {
       case VALUE_NUMBER_INT:
         return parser.getNumberValue();
       case VALUE_NUMBER_FLOAT:
-        return decimalColumns.contains(name) ? parser.getDecimalValue() : (Object) parser.getDoubleValue();
+        if (decimalColumns.contains(name)) {
+          return parser.getDecimalValue();
+        }
+        double d = parser.getDoubleValue();
+        // 1e400 or 1e-400 do not fit a double: hand over the text so the column's converter refuses it
+        return ValueConverters.outOfRange(d, parser.getText()) ? parser.getText() : (Object) d;
       case VALUE_TRUE:
         return Boolean.TRUE;
       case VALUE_FALSE:
@@ -115,20 +118,12 @@ final class JsonRowSource implements RowSource {
       case START_ARRAY:
         return parser.readValueAs(Object.class);
       default:
-        throw parseError(currentLine(), "unexpected token: " + parser.currentToken());
+        throw errors.parse(currentLine(), "unexpected token: " + parser.currentToken());
     }
   }
 
   private long currentLine() {
     return parser.currentTokenLocation().getLineNr();
-  }
-
-  private static InvalidDataException parseError(long line, String reason) {
-    return new InvalidDataException("Cannot parse JSON at line " + line + ": " + reason, line, null);
-  }
-
-  private static InvalidDataException parseError(long line, String reason, Throwable cause) {
-    return new InvalidDataException("Cannot parse JSON at line " + line + ": " + reason, line, null, cause);
   }
 
   @Override

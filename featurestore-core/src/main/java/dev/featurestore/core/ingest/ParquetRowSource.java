@@ -3,6 +3,7 @@ package dev.featurestore.core.ingest;
 import dev.featurestore.FeatureStoreException;
 import dev.featurestore.InvalidDataException;
 import dev.featurestore.StorageException;
+import dev.featurestore.core.base.Errors;
 import dev.featurestore.core.storage.LocalFileIO;
 import dev.featurestore.core.storage.ParquetInput;
 import java.io.IOException;
@@ -34,6 +35,7 @@ final class ParquetRowSource implements RowSource {
   private final Object layout = new Object();
   private final CloseableIterable<Record> records;
   private final CloseableIterator<Record> iterator;
+  private final String file;
   private long number;
 
   ParquetRowSource(Path file) {
@@ -47,6 +49,7 @@ final class ParquetRowSource implements RowSource {
 
   /** A Parquet file read through any FileIO; {@code file} names it in messages. */
   ParquetRowSource(InputFile input, String file) {
+    this.file = file;
     MessageType fileType;
     try (ParquetFileReader reader = ParquetFileReader.open(ParquetInput.of(input))) {
       fileType = reader.getFooter().getFileMetaData().getSchema();
@@ -55,8 +58,8 @@ final class ParquetRowSource implements RowSource {
     } catch (FeatureStoreException e) {
       throw e;
     } catch (RuntimeException e) {
-      if (e.getClass().getName().startsWith("software.amazon")) {
-        throw e; // storage failure: translated by the caller
+      if (storageFailure(e)) {
+        throw e; // translated by the caller
       }
       throw new InvalidDataException("Cannot read Parquet file: " + file + ": " + e.getMessage(), 0, null, e);
     }
@@ -95,10 +98,22 @@ final class ParquetRowSource implements RowSource {
 
   @Override
   public boolean next(RawRow row) {
-    if (!iterator.hasNext()) {
-      return false;
+    Record record;
+    try {
+      if (!iterator.hasNext()) {
+        return false;
+      }
+      record = iterator.next();
+    } catch (FeatureStoreException e) {
+      throw e;
+    } catch (RuntimeException e) {
+      if (storageFailure(e)) {
+        throw e; // translated by the caller
+      }
+      // the footer was readable, a page is not: the file is damaged, not the storage
+      throw new InvalidDataException("Cannot read Parquet file: " + file + ": corrupt data after row " + number
+          + ": " + Errors.rootMessage(e), number + 1, null, e);
     }
-    Record record = iterator.next();
     row.clear(++number);
     row.useLayout(names, layout);
     Object[] values = row.values;
@@ -106,6 +121,16 @@ final class ParquetRowSource implements RowSource {
       values[i] = record.get(i);
     }
     return true;
+  }
+
+  /** A failure of the object store client (possibly wrapped by Iceberg), not of the file's bytes. */
+  private static boolean storageFailure(Throwable e) {
+    for (Throwable c = e; c != null; c = c.getCause()) {
+      if (c.getClass().getName().startsWith("software.amazon")) {
+        return true;
+      }
+    }
+    return false;
   }
 
   @Override

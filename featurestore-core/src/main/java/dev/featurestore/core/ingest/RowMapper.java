@@ -1,5 +1,7 @@
 package dev.featurestore.core.ingest;
 
+import dev.featurestore.core.base.ValueConverters;
+
 import dev.featurestore.InvalidDataException;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
@@ -124,7 +126,7 @@ final class RowMapper {
         } catch (ValueConverters.BadValue e) {
           throw new InvalidDataException(
               "Cannot ingest row " + row.number + ": column " + columnNames[pos] + " expects " + typeNames[pos]
-                  + ": " + render(value),
+                  + ": " + e.reason().map(reason -> reason + ": ").orElse("") + render(value),
               row.number, columnNames[pos]);
         }
       }
@@ -148,7 +150,25 @@ final class RowMapper {
     if (text.length() > 100) {
       text = text.substring(0, 100) + "...";
     }
+    text = escapeSurrogates(text);
     return value instanceof CharSequence || value instanceof Character ? "\"" + text + "\"" : text;
+  }
+
+  /** Surrogates written as {@code \\uXXXX}, so a message about a malformed string is itself well formed. */
+  private static String escapeSurrogates(String text) {
+    StringBuilder out = null;
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      if (Character.isSurrogate(c)) {
+        if (out == null) {
+          out = new StringBuilder(text.length() + 8).append(text, 0, i);
+        }
+        out.append(String.format("\\u%04X", (int) c));
+      } else if (out != null) {
+        out.append(c);
+      }
+    }
+    return out == null ? text : out.toString();
   }
 
   /** {@code entityId} -> {@code entity_id}. */

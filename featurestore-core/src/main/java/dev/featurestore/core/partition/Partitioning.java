@@ -1,5 +1,6 @@
 package dev.featurestore.core.partition;
 
+import dev.featurestore.InvalidArgumentException;
 import static java.util.Objects.requireNonNull;
 
 import dev.featurestore.PartitionEvolution;
@@ -58,7 +59,7 @@ public final class Partitioning {
     PartitionSpec spec = handle.table().spec();
     List<Types.NestedField> fields = spec.partitionType().fields();
     if (values.size() != fields.size()) {
-      throw new IllegalArgumentException("Cannot compute partition path: expected " + fields.size()
+      throw new InvalidArgumentException("Cannot compute partition path: expected " + fields.size()
           + " values for spec " + spec.fields() + ": " + values.size());
     }
     PartitionData data = new PartitionData(spec.partitionType());

@@ -5,11 +5,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.featurestore.FeatureStore;
 import dev.featurestore.FeatureTable;
+import dev.featurestore.InvalidArgumentException;
 import dev.featurestore.InvalidStateException;
 import dev.featurestore.PruningReport;
 import dev.featurestore.core.query.PruneTables;
 import java.nio.file.Path;
 import java.time.LocalDate;
+import java.time.LocalDateTime;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
@@ -88,8 +90,10 @@ class PartitionEvolutionTest {
     assertThat(table.partitionPathOf(java.util.Arrays.asList((int) LocalDate.parse("2026-01-02").toEpochDay(), bucket, null)))
         .isEqualTo("ts_day=2026-01-02/id_bucket=" + bucket + "/cat_trunc=null");
     assertThatThrownBy(() -> table.partitionPath(Map.of("ts", "yesterday")))
+        .isInstanceOf(InvalidArgumentException.class)
         .hasMessage("Cannot compute partition path: value of column ts does not convert to timestamptz: yesterday");
     assertThatThrownBy(() -> table.partitionPathOf(List.of(1)))
+        .isInstanceOf(InvalidArgumentException.class)
         .hasMessageStartingWith("Cannot compute partition path: expected 3 values for spec");
   }
 
@@ -101,5 +105,41 @@ class PartitionEvolutionTest {
     assertThat(expected).isEqualTo("ts_month=2026-03/cat=kiwi");
     assertThat(table.explainPruning(Expressions.alwaysTrue()).files())
         .singleElement().satisfies(f -> assertThat(f.location()).contains("/" + expected + "/"));
+  }
+
+  /** The values a path accepts are exactly those an ingest accepts: one conversion for both. */
+  @Test
+  void partitionPath_convertsValuesAsIngestDoes() {
+    FeatureTable table = PruneTables.create(store, "conv", b -> b.day("ts").identity("id"));
+    String path = table.partitionPath(Map.of("id", 7L, "ts", "2026-01-02T00:00:00Z"));
+    // a whole double for a long and a LocalDateTime for a timestamptz, as ingest takes them
+    assertThat(table.partitionPath(Map.of("id", 7.0, "ts", LocalDateTime.of(2026, 1, 2, 0, 0)))).isEqualTo(path);
+    table.append(List.of(Map.of("id", 7.0, "ts", LocalDateTime.of(2026, 1, 2, 0, 0))));
+    assertThat(table.explainPruning(Expressions.alwaysTrue()).files())
+        .singleElement().satisfies(f -> assertThat(f.location()).contains("/" + path + "/"));
+    // what ingest refuses, the path refuses too (a fraction for a long, a timestamp Iceberg cannot hold)
+    assertThatThrownBy(() -> table.partitionPath(Map.of("id", 7.5, "ts", "2026-01-02T00:00:00Z")))
+        .isInstanceOf(InvalidArgumentException.class)
+        .hasMessage("Cannot compute partition path: value of column id does not convert to long: 7.5");
+    assertThatThrownBy(() -> table.partitionPath(Map.of("id", 1L, "ts", "+300000-01-01T00:00:00Z")))
+        .isInstanceOf(InvalidArgumentException.class)
+        .hasMessage("Cannot compute partition path: value of column ts does not convert to timestamptz: out of range: "
+            + "+300000-01-01T00:00:00Z");
+  }
+
+  @Test
+  void partitionPath_booleans_areTrueOrFalseOnly_asInIngest() {
+    org.apache.iceberg.Schema schema = new org.apache.iceberg.Schema(
+        org.apache.iceberg.types.Types.NestedField.optional(1, "flag", org.apache.iceberg.types.Types.BooleanType.get()));
+    FeatureTable table = store.createTable(dev.featurestore.TableDefinition.builder(dev.featurestore.TableId.of("p", "flags"), schema)
+        .partitionBy(s -> PartitionSpec.builderFor(s).identity("flag").build()).build());
+    assertThat(table.partitionPath(Map.of("flag", "TRUE"))).isEqualTo("flag=true");
+    assertThat(table.partitionPath(Map.of("flag", false))).isEqualTo("flag=false");
+    // "yes" used to become false silently; ingest refuses it, and so does the path now
+    assertThatThrownBy(() -> table.partitionPath(Map.of("flag", "yes")))
+        .isInstanceOf(InvalidArgumentException.class)
+        .hasMessage("Cannot compute partition path: value of column flag does not convert to boolean: yes");
+    assertThatThrownBy(() -> table.append(List.of(Map.of("flag", "yes"))))
+        .isInstanceOf(dev.featurestore.InvalidDataException.class);
   }
 }
