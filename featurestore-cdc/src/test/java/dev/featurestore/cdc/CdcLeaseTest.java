@@ -3,9 +3,11 @@ package dev.featurestore.cdc;
 import static dev.featurestore.cdc.CdcTestSupport.LOG;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assumptions.assumeThat;
 
 import dev.featurestore.FeatureStore;
 import dev.featurestore.InvalidArgumentException;
+import dev.featurestore.TableId;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
@@ -17,6 +19,7 @@ import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.apache.iceberg.catalog.Catalog;
 import org.junit.jupiter.api.Test;
@@ -53,6 +56,38 @@ class CdcLeaseTest {
         assertThat(second.insert("users", "2", Map.of("v", 2))).isEqualTo(2);
       }
       assertThat(CdcTestSupport.sequences(store, LOG)).containsExactlyInAnyOrder(1L, 2L);
+    }
+  }
+
+  /**
+   * The lease on a PostgreSQL catalog (stores on several hosts): two stores on one catalog, one
+   * shard, two WAL directories; the second pipeline is refused until the first closes. Runs when
+   * {@code FEATURESTORE_TEST_POSTGRES_URL}, {@code _USER} and {@code _PASSWORD} are set (.ci/run).
+   */
+  @Test
+  void secondPipelineOnTheShard_postgresCatalog_refusedAcrossStores() {
+    String url = System.getenv("FEATURESTORE_TEST_POSTGRES_URL");
+    assumeThat(url).as("FEATURESTORE_TEST_POSTGRES_URL (set by .ci/run)").isNotBlank();
+    String user = System.getenv("FEATURESTORE_TEST_POSTGRES_USER");
+    String password = System.getenv("FEATURESTORE_TEST_POSTGRES_PASSWORD");
+    TableId log = TableId.of("cdc_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12), "events");
+    String warehouse = dir.resolve("warehouse").toString();
+    try (FeatureStore hostA = FeatureStore.builder().jdbcCatalog(url, user, password).warehouseLocation(warehouse).build();
+        FeatureStore hostB = FeatureStore.builder().jdbcCatalog(url, user, password).warehouseLocation(warehouse).build()) {
+      try (CdcPipeline first = CdcPipeline.builder(hostA).changeLog(log).shardId("s").writeAheadLog(dir.resolve("wal-a"))
+          .flushInterval(Duration.ZERO).build()) {
+        first.insert("users", "1", Map.of("v", 1));
+        first.flush();
+        assertThatThrownBy(() -> CdcPipeline.builder(hostB).changeLog(log).shardId("s").writeAheadLog(dir.resolve("wal-b"))
+            .flushInterval(Duration.ZERO).build())
+            .isInstanceOf(CdcLeaseException.class)
+            .hasMessageStartingWith("Cannot open CDC pipeline: shard s of table " + log + " is held by another pipeline: ");
+      }
+      try (CdcPipeline second = CdcPipeline.builder(hostB).changeLog(log).shardId("s").writeAheadLog(dir.resolve("wal-b"))
+          .flushInterval(Duration.ZERO).build()) {
+        assertThat(second.insert("users", "2", Map.of("v", 2))).isEqualTo(2);
+      }
+      assertThat(CdcTestSupport.sequences(hostA, log)).containsExactlyInAnyOrder(1L, 2L);
     }
   }
 
