@@ -184,5 +184,6 @@ final class ShardLease implements AutoCloseable {
       }
     }
     grants.clear();
+    leases.close();
   }
 }

@@ -35,11 +35,13 @@ import java.util.Properties;
  * </ul>
  *
  * Expiry uses the clock of the process (injectable): hosts must keep their clocks within a
- * small fraction of the lease duration of each other. Each call uses its own short connection,
- * every statement is atomic on its own (autocommit), so the table works on SQLite and PostgreSQL
- * alike. Messages never hold the connection URL or its credentials.
+ * small fraction of the lease duration of each other. One connection is kept open between calls
+ * (a renewal right before every CDC commit costs one conditional update, not a connection
+ * handshake) and dropped after any failure, so the next call reconnects; every statement is
+ * atomic on its own (autocommit), so the table works on SQLite and PostgreSQL alike. Messages
+ * never hold the connection URL or its credentials. {@link #close} closes the connection.
  */
-public final class CatalogLease {
+public final class CatalogLease implements AutoCloseable {
   /** A lease held: its name, its owner, its fencing token (increasing per name) and its expiry. */
   public record Grant(String name, String owner, long token, Instant expiresAt) {}
 
@@ -48,6 +50,7 @@ public final class CatalogLease {
   private final String url;
   private final Properties properties;
   private final Clock clock;
+  private Connection connection; // guarded by this; null until first use and after a failure
 
   /** A lease table in the database at {@code url}, connected with {@code properties} (user, password, driver pragmas). */
   public CatalogLease(String url, Properties properties, Clock clock) {
@@ -109,8 +112,8 @@ public final class CatalogLease {
     checkTtl(ttl);
     long now = clock.millis();
     long expires = now + ttl.toMillis();
-    try (Connection c = connect()) {
-      ensureTable(c);
+    try {
+      Connection c = connection();
       try (PreparedStatement takeOver = c.prepareStatement("UPDATE " + TABLE
           + " SET owner = ?, token = token + 1, expires_at = ? WHERE name = ? AND owner <> ? AND expires_at < ?")) {
         takeOver.setString(1, owner);
@@ -148,6 +151,7 @@ public final class CatalogLease {
       }
       return grant;
     } catch (SQLException e) {
+      discard();
       throw failure("acquire", name, e);
     }
   }
@@ -166,8 +170,8 @@ public final class CatalogLease {
     requireNonNull(owner, "owner is null");
     checkTtl(ttl);
     long expires = clock.millis() + ttl.toMillis();
-    try (Connection c = connect()) {
-      ensureTable(c);
+    try {
+      Connection c = connection();
       try (PreparedStatement takeOver = c.prepareStatement("UPDATE " + TABLE
           + " SET owner = ?, token = token + 1, expires_at = ? WHERE name = ? AND owner = ?")) {
         takeOver.setString(1, owner);
@@ -184,6 +188,7 @@ public final class CatalogLease {
       }
       return grant;
     } catch (SQLException e) {
+      discard();
       throw failure("take over", name, e);
     }
   }
@@ -198,8 +203,8 @@ public final class CatalogLease {
     requireNonNull(grant, "grant is null");
     checkTtl(ttl);
     long expires = clock.millis() + ttl.toMillis();
-    try (Connection c = connect()) {
-      ensureTable(c);
+    try {
+      Connection c = connection();
       int updated;
       try (PreparedStatement renew = c.prepareStatement("UPDATE " + TABLE
           + " SET expires_at = ? WHERE name = ? AND owner = ? AND token = ?")) {
@@ -217,6 +222,7 @@ public final class CatalogLease {
       }
       return new Grant(grant.name(), grant.owner(), grant.token(), Instant.ofEpochMilli(expires));
     } catch (SQLException e) {
+      discard();
       throw failure("renew", grant.name(), e);
     }
   }
@@ -224,8 +230,8 @@ public final class CatalogLease {
   /** Frees the lease if {@code grant} still holds it; otherwise does nothing. */
   public synchronized void release(Grant grant) {
     requireNonNull(grant, "grant is null");
-    try (Connection c = connect()) {
-      ensureTable(c);
+    try {
+      Connection c = connection();
       try (PreparedStatement release = c.prepareStatement("UPDATE " + TABLE
           + " SET expires_at = 0 WHERE name = ? AND owner = ? AND token = ?")) {
         release.setString(1, grant.name());
@@ -234,6 +240,7 @@ public final class CatalogLease {
         release.executeUpdate();
       }
     } catch (SQLException e) {
+      discard();
       throw failure("release", grant.name(), e);
     }
   }
@@ -241,10 +248,11 @@ public final class CatalogLease {
   /** The current holder of {@code name} (expired or not), if the lease was ever granted. */
   public synchronized Optional<Grant> holder(String name) {
     requireNonNull(name, "name is null");
-    try (Connection c = connect()) {
-      ensureTable(c);
+    try {
+      Connection c = connection();
       return read(c, name);
     } catch (SQLException e) {
+      discard();
       throw failure("read", name, e);
     }
   }
@@ -255,10 +263,41 @@ public final class CatalogLease {
         "Cannot acquire lease: duration must be positive: %s", ttl);
   }
 
-  private Connection connect() throws SQLException {
-    Connection c = DriverManager.getConnection(url, properties);
-    c.setAutoCommit(true);
-    return c;
+  /** Closes the kept connection; a later call opens a new one. */
+  @Override
+  public synchronized void close() {
+    discard();
+  }
+
+  private Connection connection() throws SQLException {
+    if (connection == null) {
+      Connection c = DriverManager.getConnection(url, properties);
+      try {
+        c.setAutoCommit(true);
+        ensureTable(c);
+      } catch (SQLException e) {
+        try {
+          c.close();
+        } catch (SQLException closing) {
+          e.addSuppressed(closing);
+        }
+        throw e;
+      }
+      connection = c;
+    }
+    return connection;
+  }
+
+  /** Drops the kept connection after a failure (it may be broken) or on close. */
+  private void discard() {
+    if (connection != null) {
+      try {
+        connection.close();
+      } catch (SQLException e) {
+        // closing a broken connection: nothing left to release
+      }
+      connection = null;
+    }
   }
 
   private static void ensureTable(Connection c) throws SQLException {

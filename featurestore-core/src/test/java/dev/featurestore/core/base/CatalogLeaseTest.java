@@ -134,6 +134,8 @@ class CatalogLeaseTest {
     leases.release(b);
     assertThat(leases.acquire(s1, "c", Duration.ofSeconds(10)).token()).isEqualTo(3);
     assertThat(leases.acquire(s2, "a", Duration.ofSeconds(10)).token()).isEqualTo(1); // names are independent
+    leases.close(); // drops the kept connection; the next call opens a new one
+    assertThat(leases.holder(s1)).hasValueSatisfying(g -> assertThat(g.owner()).isEqualTo("c"));
   }
 
   @Test
