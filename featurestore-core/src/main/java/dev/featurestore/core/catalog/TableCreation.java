@@ -43,7 +43,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Nothing is deleted before the catalog row is in: until then a listed file may belong to a
  * create running in another process right now, and after it every other create of this table
- * fails at its own insert, so none of their files can become the table's.
+ * fails at its own insert, so none of their files can become the table's. A create that loses
+ * such a race deletes the first metadata files of the losers (its own among them) and reports
+ * the table as existing.
  */
 public final class TableCreation {
   private static final Logger LOG = LoggerFactory.getLogger(TableCreation.class);
@@ -85,6 +87,16 @@ public final class TableCreation {
       return build(catalog, table);
     }
     String metadataFolder = table.expectedLocation().get() + "/metadata/";
+    try {
+      return createChecked(catalog, io, listing, table, metadataFolder);
+    } catch (org.apache.iceberg.exceptions.AlreadyExistsException e) {
+      deleteLosingFiles(catalog, io, listing, table, metadataFolder);
+      throw e;
+    }
+  }
+
+  private static Table createChecked(Catalog catalog, FileIO io, SupportsPrefixOperations listing, NewTable table,
+      String metadataFolder) {
     List<String> files = metadataFiles(listing, metadataFolder);
     if (files.isEmpty()) {
       return build(catalog, table);
@@ -126,6 +138,30 @@ public final class TableCreation {
       }
     }
     return created;
+  }
+
+  /**
+   * After another process created the table first: deletes the first metadata files of creates
+   * that lost (ours among them), so recovery never has to choose between them. A file is deleted
+   * only if it is a version-0 file of another table uuid than the winner's: no such file is in the
+   * winner's history, and no create can win any more.
+   */
+  private static void deleteLosingFiles(Catalog catalog, FileIO io, SupportsPrefixOperations listing, NewTable table,
+      String metadataFolder) {
+    try {
+      Table winner = catalog.loadTable(table.ident());
+      String uuid = winner.uuid().toString();
+      for (String file : metadataFiles(listing, metadataFolder)) {
+        if (MetadataFiles.version(MetadataFiles.fileName(file)).orElse(-1) == 0) {
+          Optional<TableMetadata> metadata = MetadataFiles.read(io, file);
+          if (metadata.isPresent() && !metadata.get().uuid().equals(uuid)) {
+            deleteQuietly(io, file);
+          }
+        }
+      }
+    } catch (RuntimeException e) {
+      LOG.debug("Cannot clean up after losing the create of {}: {}", table.name(), e.toString());
+    }
   }
 
   private static Table build(Catalog catalog, NewTable table) {
@@ -180,7 +216,7 @@ public final class TableCreation {
     try {
       io.deleteFile(file);
     } catch (RuntimeException e) {
-      LOG.warn("Cannot delete metadata file of an interrupted create: {}: {}", file, e.toString());
+      LOG.warn("Cannot delete metadata file of an interrupted or lost create: {}: {}", file, e.toString());
     }
   }
 
