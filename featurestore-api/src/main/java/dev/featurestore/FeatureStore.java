@@ -98,7 +98,18 @@ public interface FeatureStore extends AutoCloseable {
   /**
    * Creates a table.
    *
-   * @throws TableAlreadyExistsException if a table with the same id exists
+   * <p>If the table's location already holds metadata files but the catalog has no row for it (a
+   * create interrupted by a crash after writing its first metadata file), the create completes it
+   * when those files are the first version of an empty table with the same definition, and starts
+   * over when they are not table metadata at all (0 bytes, half written); anything else is
+   * refused. Another process creating the same table at the same moment makes one of the two
+   * creates fail with {@link TableAlreadyExistsException}; load the table then. A create is never
+   * retried by the library.
+   *
+   * @throws TableAlreadyExistsException if a table with the same id exists, or was created by
+   *     another process meanwhile
+   * @throws AlreadyExistsException if the table's location holds the metadata of another table (a
+   *     table with snapshots dropped without purge, a lost catalog, another definition)
    * @throws ValidationException if the definition is invalid (for example a partition spec that
    *     names an unknown column)
    */
@@ -145,10 +156,13 @@ public interface FeatureStore extends AutoCloseable {
    * catalog file was lost or damaged (move a damaged file aside first, with its {@code -wal} and
    * {@code -shm} files, then open the store: it starts with an empty catalog). Tables the catalog
    * knows are left alone, so it is safe to run twice. Tables created with a custom location
-   * outside the warehouse are not found.
+   * outside the warehouse are not found. A metadata file that is not table metadata (0 bytes or
+   * half written by a killed process) is skipped, logged and named in {@link
+   * CatalogRecoveryResult#unreadableMetadata()}; the table is registered with its newest readable
+   * file, or not at all if it has none.
    *
    * @throws UnsupportedOperationException if the store's FileIO cannot list files
-   * @throws StorageException if the warehouse cannot be listed
+   * @throws StorageException if the warehouse cannot be listed or a metadata file cannot be read
    */
   CatalogRecoveryResult recoverCatalog();
 

@@ -5,7 +5,6 @@ import dev.featurestore.core.base.TableHandle;
 import static java.util.Objects.requireNonNull;
 
 import dev.featurestore.CatalogRecoveryResult;
-import dev.featurestore.AlreadyExistsException;
 import dev.featurestore.FeatureStore;
 import dev.featurestore.FeatureStoreConfig;
 import dev.featurestore.FeatureStoreException;
@@ -19,6 +18,8 @@ import dev.featurestore.TableNotFoundException;
 import dev.featurestore.ValidationException;
 import dev.featurestore.core.catalog.CatalogRecovery;
 import dev.featurestore.core.catalog.EmbeddedCatalog;
+import dev.featurestore.core.catalog.Namespaces;
+import dev.featurestore.core.catalog.TableCreation;
 import dev.featurestore.core.catalog.SharedCatalogs;
 import dev.featurestore.core.objects.S3ObjectBrowser;
 import dev.featurestore.core.storage.LocalFileIO;
@@ -55,8 +56,6 @@ import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.exceptions.NoSuchNamespaceException;
 import org.apache.iceberg.exceptions.NoSuchTableException;
 import org.apache.iceberg.io.FileIO;
-import org.apache.iceberg.io.FileInfo;
-import org.apache.iceberg.io.SupportsPrefixOperations;
 import org.apache.iceberg.metrics.MetricsReporter;
 import org.apache.iceberg.metrics.MetricsReporters;
 import org.slf4j.Logger;
@@ -222,7 +221,6 @@ final class DefaultFeatureStore implements FeatureStore {
     requireNonNull(definition, "definition is null");
     checkOpen();
     TableId id = definition.id();
-    ensureNamespace(id.namespace());
     Map<String, String> props = new HashMap<>(LIBRARY_TABLE_DEFAULTS);
     props.put(TableProperties.COMMIT_NUM_RETRIES, Integer.toString(config.commitRetries()));
     props.putAll(config.tableDefaults());
@@ -230,15 +228,10 @@ final class DefaultFeatureStore implements FeatureStore {
     props.put(TableProperties.FORMAT_VERSION,
         Integer.toString(definition.formatVersion().orElse(config.defaultFormatVersion())));
     try {
-      if (!catalog.tableExists(identifier(id))) {
-        checkLocationIsFree(id, definition);
-      }
-      Catalog.TableBuilder builder = catalog.buildTable(identifier(id), definition.schema())
-          .withPartitionSpec(definition.partitionSpec())
-          .withSortOrder(definition.sortOrder())
-          .withProperties(props);
-      definition.location().ifPresent(builder::withLocation);
-      Table table = builder.create();
+      Namespaces.ensure(catalog, Namespace.of(id.namespace()));
+      Table table = TableCreation.create(catalog, io, new TableCreation.NewTable(identifier(id), id.toString(),
+          definition.schema(), definition.partitionSpec(), definition.sortOrder(), props, definition.location(),
+          expectedLocation(id, definition)));
       LOG.info("Created table {} at {}", id, table.location());
       return wrap(id, table);
     } catch (org.apache.iceberg.exceptions.AlreadyExistsException e) {
@@ -253,47 +246,21 @@ final class DefaultFeatureStore implements FeatureStore {
   }
 
   /**
-   * Refuses to create a table where table metadata already lives (a table dropped without purge,
-   * or one whose catalog was lost): two tables writing versioned metadata files into one folder
-   * would interleave, and recovery would pick the wrong one.
+   * Where a new table's files go, when the store knows: its explicit location, or the default
+   * layout of the store's own catalogs ({@code <warehouse>/<namespace>/<name>}). A caller's
+   * catalog may place tables elsewhere, so its default location is not guessed.
    */
-  private void checkLocationIsFree(TableId id, TableDefinition definition) {
-    String location = definition.location().orElse(null);
-    if (location == null && config.catalog().isEmpty()) {
-      String warehouse = config.warehouseLocation().orElse(null);
-      if (warehouse != null) {
-        while (warehouse.endsWith("/")) {
-          warehouse = warehouse.substring(0, warehouse.length() - 1);
-        }
-        location = warehouse + "/" + id.namespace() + "/" + id.name();
+  private Optional<String> expectedLocation(TableId id, TableDefinition definition) {
+    if (definition.location().isPresent() || config.catalog().isPresent()) {
+      return definition.location();
+    }
+    return config.warehouseLocation().map(warehouse -> {
+      String base = warehouse;
+      while (base.endsWith("/")) {
+        base = base.substring(0, base.length() - 1);
       }
-    }
-    if (location == null || !(io instanceof SupportsPrefixOperations listing)) {
-      return;
-    }
-    String metadata = location + "/metadata/";
-    for (FileInfo file : listing.listPrefix(metadata)) {
-      if (file.location().endsWith(".metadata.json")) {
-        throw new AlreadyExistsException("Cannot create table " + id
-            + ": its location already holds table metadata (a table dropped without purge, or a lost catalog):"
-            + " register it again with recoverCatalog(), or delete it: " + metadata);
-      }
-    }
-  }
-
-  private void ensureNamespace(String namespace) {
-    if (catalog instanceof SupportsNamespaces namespaces) {
-      Namespace ns = Namespace.of(namespace);
-      if (!namespaces.namespaceExists(ns)) {
-        try {
-          // a mutable map: Iceberg's REST client probes it with containsKey(null), which
-          // Map.of() answers with a NullPointerException
-          namespaces.createNamespace(ns, new HashMap<>());
-        } catch (org.apache.iceberg.exceptions.AlreadyExistsException e) {
-          // created concurrently
-        }
-      }
-    }
+      return base + "/" + id.namespace() + "/" + id.name();
+    });
   }
 
   @Override

@@ -81,7 +81,9 @@ class FeatureStoreTest {
   @Test
   void createTable_whereADroppedTablesMetadataStillLives_failsAndPointsToRecovery() {
     try (FeatureStore store = FeatureStore.openLocal(dir)) {
-      String location = store.createTable(events()).location();
+      FeatureTable dropped = store.createTable(events());
+      String location = dropped.location();
+      dropped.ingest().synthetic(10, 1).commit();
       store.dropTable(SyntheticFeatures.TABLE_ID, false);
       assertThatThrownBy(() -> store.createTable(events()))
           .isInstanceOf(dev.featurestore.AlreadyExistsException.class)
@@ -89,6 +91,42 @@ class FeatureStoreTest {
               + " (a table dropped without purge, or a lost catalog): register it again with recoverCatalog(),"
               + " or delete it: " + location + "/metadata/");
       assertThat(store.tableExists(SyntheticFeatures.TABLE_ID)).isFalse();
+    }
+  }
+
+  @Test
+  void createTable_whereAnEmptyTableOfTheSameDefinitionWasDropped_registersItAgain() {
+    try (FeatureStore store = FeatureStore.openLocal(dir)) {
+      FeatureTable first = store.createTable(events());
+      String metadata = ((org.apache.iceberg.HasTableOperations) first.unwrap(Table.class)).operations().current()
+          .metadataFileLocation();
+      store.dropTable(SyntheticFeatures.TABLE_ID, false);
+
+      FeatureTable again = store.createTable(events());
+
+      // what an interrupted create left looks the same: its first metadata file, no snapshot
+      assertThat(((org.apache.iceberg.HasTableOperations) again.unwrap(Table.class)).operations().current()
+          .metadataFileLocation()).isEqualTo(metadata);
+      again.ingest().synthetic(10, 1).commit();
+      assertThat(again.query().count()).isEqualTo(10);
+    }
+  }
+
+  @Test
+  void createTable_whereAnEmptyTableOfAnotherDefinitionWasDropped_fails() {
+    try (FeatureStore store = FeatureStore.openLocal(dir)) {
+      String location = store.createTable(events()).location();
+      store.dropTable(SyntheticFeatures.TABLE_ID, false);
+      TableDefinition other = TableDefinition.builder(SyntheticFeatures.TABLE_ID,
+          new org.apache.iceberg.Schema(org.apache.iceberg.types.Types.NestedField.required(
+              1, "entity_id", org.apache.iceberg.types.Types.LongType.get()))).build();
+
+      assertThatThrownBy(() -> store.createTable(other))
+          .isInstanceOf(dev.featurestore.AlreadyExistsException.class)
+          .isNotInstanceOf(TableAlreadyExistsException.class)
+          .hasMessage("Cannot create table features.feature_events: its location already holds table metadata"
+              + " (a table dropped without purge, or a lost catalog): register it again with recoverCatalog(),"
+              + " or delete it: " + location + "/metadata/");
     }
   }
 

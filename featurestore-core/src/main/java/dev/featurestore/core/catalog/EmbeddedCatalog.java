@@ -22,7 +22,8 @@ import org.apache.iceberg.jdbc.JdbcCatalog;
  *
  * <p>Made robust for several writers on one host: WAL journal (readers never block the writer),
  * a busy timeout (writers wait for the lock instead of failing), and more optimistic commit
- * retries than Iceberg's default of 4.
+ * retries than Iceberg's default of 4. Several processes may open one new catalog file at the same
+ * moment: the ones that lose the race to create its tables use the winner's ({@link JdbcCatalogs}).
  */
 public final class EmbeddedCatalog {
   /** The catalog name recorded in the SQLite file. */
@@ -55,9 +56,9 @@ public final class EmbeddedCatalog {
         Integer.toString(config.commitRetries()));
     props.putAll(config.catalogProperties());
     checkSqliteHeader(file);
-    JdbcCatalog catalog = new JdbcCatalog(ignored -> io, null, true);
+    JdbcCatalog catalog;
     try {
-      catalog.initialize(CATALOG_NAME, props);
+      catalog = JdbcCatalogs.open(CATALOG_NAME, props, io);
     } catch (RuntimeException e) {
       if (isCorruption(e)) {
         throw damaged(file, e);

@@ -42,11 +42,10 @@ public final class SharedCatalogs {
     props.put(CatalogProperties.TABLE_DEFAULT_PREFIX + TableProperties.COMMIT_NUM_RETRIES,
         Integer.toString(config.commitRetries()));
     props.putAll(config.catalogProperties());
-    JdbcCatalog catalog = new JdbcCatalog(ignored -> io, null, true);
+    JdbcCatalog catalog;
     try {
-      catalog.initialize(EmbeddedCatalog.CATALOG_NAME, props);
+      catalog = JdbcCatalogs.open(EmbeddedCatalog.CATALOG_NAME, props, io);
     } catch (RuntimeException e) {
-      closeQuietly(catalog);
       throw new StorageException("Cannot open JDBC catalog: " + printable(uri) + ": " + rootMessage(e), e);
     }
     LOG.info("Opened JDBC catalog {} with warehouse {}", printable(uri), warehouse);
@@ -114,7 +113,7 @@ public final class SharedCatalogs {
     return printed;
   }
 
-  private static String rootMessage(Throwable e) {
+  static String rootMessage(Throwable e) {
     Throwable root = e;
     while (root.getCause() != null && root.getCause() != root) {
       root = root.getCause();

@@ -103,6 +103,47 @@ class RecoverCatalogTest {
   }
 
   @Test
+  void recover_newestMetadataFileEmptyOrHalfWritten_skipsAndNamesIt_registersTheNewestReadable() throws Exception {
+    try (FeatureStore store = FeatureStore.openLocal(dir)) {
+      FeatureTable events = TestTables.createEvents(store, false);
+      appendRows(events, 0, 3);
+      appendRows(events, 3, 4); // versions 00000 .. 00002
+    }
+    deleteCatalog(dir);
+    Path metadata = dir.resolve("warehouse/features/feature_events/metadata");
+    // a commit killed while writing its metadata file: once at 0 bytes, once cut off mid-JSON
+    Path empty = Files.createFile(metadata.resolve("00003-0b5a1a2e-9f7e-4c1e-8d3b-2f4c5d6e7f80.metadata.json"));
+    Path half = metadata.resolve("00004-1c6b2b3f-a08f-4d2f-9e4c-3a5d6e7f8091.metadata.json");
+    Files.writeString(half, "{\"format-version\" : 2, \"table-uuid\" : \"");
+
+    try (FeatureStore store = FeatureStore.openLocal(dir)) {
+      CatalogRecoveryResult result = store.recoverCatalog();
+
+      assertThat(result.registered()).containsExactly(SyntheticFeatures.TABLE_ID);
+      assertThat(result.metadataLocations()).singleElement().asString().contains("/metadata/00002-");
+      assertThat(result.unreadableMetadata()).containsExactly(empty.toString(), half.toString());
+      assertThat(store.table(SyntheticFeatures.TABLE_ID).query().count()).isEqualTo(7);
+    }
+  }
+
+  @Test
+  void recover_tableWithOnlyAnEmptyMetadataFile_isNotRegistered_andCanBeCreatedAgain() throws Exception {
+    Path metadata = Files.createDirectories(dir.resolve("warehouse/features/feature_events/metadata"));
+    Path empty = Files.createFile(metadata.resolve("00000-2d7c3c40-b19f-4e3f-8f5d-4b6e7f8091a2.metadata.json"));
+
+    try (FeatureStore store = FeatureStore.openLocal(dir)) {
+      CatalogRecoveryResult result = store.recoverCatalog();
+
+      assertThat(result.registered()).isEmpty();
+      assertThat(result.unreadableMetadata()).containsExactly(empty.toString());
+      FeatureTable events = TestTables.createEvents(store, false);
+      appendRows(events, 0, 2);
+      assertThat(events.query().count()).isEqualTo(2);
+      assertThat(empty).doesNotExist();
+    }
+  }
+
+  @Test
   void open_garbageCatalogFile_failsNamingTheFile() throws Exception {
     try (FeatureStore store = FeatureStore.openLocal(dir)) {
       appendRows(TestTables.createEvents(store, false), 0, 3);

@@ -8,16 +8,12 @@ import dev.featurestore.TableId;
 import dev.featurestore.TieringResult;
 import dev.featurestore.TieringStatus;
 import dev.featurestore.core.storage.s3.S3TestServer;
+import dev.featurestore.core.testing.ChildJvm;
 import dev.featurestore.core.tiering.TieringTest.Observed;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.apache.iceberg.Table;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -34,36 +30,21 @@ class TieringCrashTest {
   @RegisterExtension static S3TestServer s3 = new S3TestServer();
   @TempDir Path root;
 
-  /** Kills the child at a point or after {@code killAfterMillis}; returns the commits it reported. */
+  /** Kills the child at a point or after {@code killAfterMillis}; returns the lines it printed. */
   private List<String> runChild(String name, String point, int batch, long killAfterMillis) throws Exception {
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    ProcessBuilder pb = new ProcessBuilder(java, "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xmx256m",
-        "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-cp", System.getProperty("java.class.path"),
-        TieringCrashChild.class.getName(), root.toString(), s3.gate().endpoint(), S3TestServer.REGION,
-        S3TestServer.BUCKET, S3TestServer.KEY_ID, S3TestServer.SECRET, point, Integer.toString(batch), name);
-    pb.redirectError(ProcessBuilder.Redirect.appendTo(root.resolve("child-stderr.log").toFile()));
-    Process child = pb.start();
-    List<String> lines = new ArrayList<>();
-    try (BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
-      long deadline = System.currentTimeMillis() + 120_000;
-      long startedAt = 0;
-      String line;
-      while ((line = out.readLine()) != null) {
-        lines.add(line);
-        if (line.equals("STARTED")) {
-          startedAt = System.currentTimeMillis();
-        }
-        if (line.equals("PAUSED") || line.equals("DONE") || System.currentTimeMillis() > deadline) {
-          break;
-        }
-        if (killAfterMillis >= 0 && startedAt > 0 && System.currentTimeMillis() - startedAt >= killAfterMillis) {
-          break;
+    try (ChildJvm child = ChildJvm.start(TieringCrashChild.class, root, root.toString(), s3.gate().endpoint(),
+        S3TestServer.REGION, S3TestServer.BUCKET, S3TestServer.KEY_ID, S3TestServer.SECRET, point,
+        Integer.toString(batch), name)) {
+      if (child.await("STARTED", Duration.ofSeconds(120)).isPresent()) {
+        if (killAfterMillis >= 0) {
+          Thread.sleep(killAfterMillis);
+        } else {
+          child.await("PAUSED", Duration.ofSeconds(120)); // or the end, if it never pauses
         }
       }
-      child.destroyForcibly(); // SIGKILL on Linux
-      assertThat(child.waitFor(30, TimeUnit.SECONDS)).isTrue();
+      child.kill(); // SIGKILL on Linux
+      return child.lines();
     }
-    return lines;
   }
 
   @ParameterizedTest(name = "killed {0} batch {1}, delay {2} ms")
