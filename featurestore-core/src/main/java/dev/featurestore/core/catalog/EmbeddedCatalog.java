@@ -55,6 +55,7 @@ public final class EmbeddedCatalog {
         Integer.toString(config.commitRetries()));
     props.putAll(config.catalogProperties());
     checkSqliteHeader(file);
+    JdbcDrivers.register(props.get(CatalogProperties.URI));
     JdbcCatalog catalog = new JdbcCatalog(ignored -> io, null, true);
     try {
       catalog.initialize(CATALOG_NAME, props);

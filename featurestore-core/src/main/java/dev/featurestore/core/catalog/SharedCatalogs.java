@@ -42,6 +42,7 @@ public final class SharedCatalogs {
     props.put(CatalogProperties.TABLE_DEFAULT_PREFIX + TableProperties.COMMIT_NUM_RETRIES,
         Integer.toString(config.commitRetries()));
     props.putAll(config.catalogProperties());
+    JdbcDrivers.register(uri);
     JdbcCatalog catalog = new JdbcCatalog(ignored -> io, null, true);
     try {
       catalog.initialize(EmbeddedCatalog.CATALOG_NAME, props);
