@@ -1,4 +1,4 @@
-package dev.featurestore.core.query;
+package dev.featurestore.core.base;
 
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.expressions.BoundPredicate;
@@ -13,7 +13,9 @@ import org.apache.iceberg.types.Types;
  * Iceberg 1.12 compares uuid bounds with Java's signed {@code UUID.compareTo} while Parquet writes
  * them as unsigned bytes (apache/iceberg#14216), so file and row-group pruning on a uuid predicate
  * skips files that hold matching rows. This drops uuid predicates from the filter used for pruning
- * (the result is weaker, never stronger); rows are still checked against the whole filter.
+ * (the result is weaker, never stronger); rows are still checked against the whole filter. Every
+ * reader that prunes (core query, pruning explanation, lookups, the SQL adapter's planner) prunes
+ * with this filter, so uuid bounds already in files (other engines, older tables) are never used.
  */
 public final class UuidBounds {
   private UuidBounds() {}
@@ -28,49 +30,26 @@ public final class UuidBounds {
     }
     boolean[] dropped = {false};
     // NOT pushed down to the predicates first: dropping a predicate under NOT would strengthen it
-    Expression pruning = ExpressionVisitors.visit(Expressions.rewriteNot(filter), new ExpressionVisitors.ExpressionVisitor<>() {
-      @Override
-      public Expression alwaysTrue() {
-        return Expressions.alwaysTrue();
-      }
+    Expression pruning = ExpressionVisitors.visit(Expressions.rewriteNot(filter),
+        new PredicateRewrite(schema, caseSensitive) {
+          @Override
+          <T> Expression rewrite(UnboundPredicate<T> pred, Types.NestedField field) {
+            if (field != null && field.type().typeId() == Type.TypeID.UUID) {
+              dropped[0] = true;
+              return Expressions.alwaysTrue();
+            }
+            return pred;
+          }
 
-      @Override
-      public Expression alwaysFalse() {
-        return Expressions.alwaysFalse();
-      }
-
-      @Override
-      public Expression not(Expression result) {
-        return Expressions.not(result);
-      }
-
-      @Override
-      public Expression and(Expression left, Expression right) {
-        return Expressions.and(left, right);
-      }
-
-      @Override
-      public Expression or(Expression left, Expression right) {
-        return Expressions.or(left, right);
-      }
-
-      @Override
-      public <T> Expression predicate(BoundPredicate<T> pred) {
-        return pred.ref().type().typeId() == Type.TypeID.UUID ? drop() : pred;
-      }
-
-      @Override
-      public <T> Expression predicate(UnboundPredicate<T> pred) {
-        String name = pred.ref().name();
-        Types.NestedField field = caseSensitive ? schema.findField(name) : schema.caseInsensitiveFindField(name);
-        return field != null && field.type().typeId() == Type.TypeID.UUID ? drop() : pred;
-      }
-
-      private Expression drop() {
-        dropped[0] = true;
-        return Expressions.alwaysTrue();
-      }
-    });
+          @Override
+          <T> Expression rewrite(BoundPredicate<T> pred) {
+            if (pred.ref().type().typeId() == Type.TypeID.UUID) {
+              dropped[0] = true;
+              return Expressions.alwaysTrue();
+            }
+            return pred;
+          }
+        });
     return dropped[0] ? pruning : filter;
   }
 }
