@@ -44,10 +44,16 @@ public interface PointLookup {
    * The latest row of one key.
    *
    * @throws IllegalArgumentException if the key does not convert to the key column's type
+   * @throws InvalidArgumentException if the key is NaN (NaN equals no value under IEEE 754, as in
+   *     filters; find NaN rows with {@code query().filter(Expressions.isNaN(column))})
    * @throws SnapshotNotFoundException if the version does not resolve
    */
   LookupResult get(Object key);
 
-  /** The latest row of each key, reading each candidate file once. */
+  /**
+   * The latest row of each key, reading each candidate file once.
+   *
+   * @throws InvalidArgumentException if a key is NaN, as {@link #get(Object)}
+   */
   BatchLookupResult getAll(Collection<?> keys);
 }

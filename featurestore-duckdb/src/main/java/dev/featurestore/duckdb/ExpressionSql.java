@@ -15,7 +15,10 @@ import org.apache.iceberg.types.Types;
 
 /**
  * An Iceberg row filter as a DuckDB boolean expression, so rows are filtered exactly after
- * pruning. The filter is bound to the version's schema; columns are named by field id.
+ * pruning, with the core query's semantics: SQL nulls (a comparison with null, or its negation,
+ * drops the row; {@code notNaN} keeps nulls, as Iceberg's) and, once {@code NanComparisons} has
+ * guarded the ordering comparisons, IEEE NaN. The filter is bound to the version's schema; columns
+ * are named by field id.
  */
 final class ExpressionSql {
   private ExpressionSql() {}
@@ -77,12 +80,12 @@ final class ExpressionSql {
         case GT -> compare(col, ">", type, pred);
         case GT_EQ -> compare(col, ">=", type, pred);
         case EQ -> compare(col, "=", type, pred);
-        // Iceberg's evaluator keeps null values for the negative predicates
-        case NOT_EQ -> "(" + col + " IS NULL OR " + col + " <> " + literal(type, pred) + ")";
+        // SQL nulls, as the core query's row check (SqlNullSemantics): a null compared, negated or not, drops the row
+        case NOT_EQ -> compare(col, "<>", type, pred);
         case STARTS_WITH -> "starts_with(" + col + ", " + literal(type, pred) + ")";
-        case NOT_STARTS_WITH -> "(" + col + " IS NULL OR NOT starts_with(" + col + ", " + literal(type, pred) + "))";
+        case NOT_STARTS_WITH -> "(NOT starts_with(" + col + ", " + literal(type, pred) + "))";
         case IN -> "(" + col + " IN (" + set(type, pred) + "))";
-        case NOT_IN -> "(" + col + " IS NULL OR " + col + " NOT IN (" + set(type, pred) + "))";
+        case NOT_IN -> "(" + col + " NOT IN (" + set(type, pred) + "))";
         default -> throw new UnsupportedOperationException("Cannot filter with SQL: unsupported predicate: " + pred);
       };
     }

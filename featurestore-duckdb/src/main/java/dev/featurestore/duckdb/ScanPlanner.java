@@ -3,6 +3,8 @@ package dev.featurestore.duckdb;
 import dev.featurestore.NotFoundException;
 import dev.featurestore.TableId;
 import dev.featurestore.TimeTravelQuery;
+import dev.featurestore.core.base.NanComparisons;
+import dev.featurestore.core.base.UuidBounds;
 import dev.featurestore.core.base.VersionResolver;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -122,7 +124,11 @@ final class ScanPlanner {
       } catch (org.apache.iceberg.exceptions.ValidationException e) {
         throw new NotFoundException("Cannot filter table " + id + ": " + e.getMessage(), e);
       }
+      // the core query's semantics: IEEE NaN comparisons in planning and in the SQL that checks rows
+      filter = NanComparisons.ieee(filter, schema, true);
     }
+    // never prune by uuid bounds (signed in Iceberg 1.12, unsigned in Parquet); rows are still checked
+    Expression pruning = UuidBounds.pruningFilter(filter, schema, true);
     if (snapshot == null) {
       return new PlannedScan(id, table, null, schema, columns, filter, List.of(), 0, 0, 0, System.nanoTime() - start);
     }
@@ -144,13 +150,13 @@ final class ScanPlanner {
           System.nanoTime() - start);
     }
     Map<Integer, Evaluator> partitionEvaluators = new HashMap<>();
-    InclusiveMetricsEvaluator metrics = new InclusiveMetricsEvaluator(schema, filter, true);
+    InclusiveMetricsEvaluator metrics = new InclusiveMetricsEvaluator(schema, pruning, true);
     List<FileScanTask> kept = new ArrayList<>();
     long byPartition = 0;
     long byStats = 0;
     for (FileScanTask task : all) {
       Evaluator partition = partitionEvaluators.computeIfAbsent(task.spec().specId(),
-          specId -> partitionEvaluator(table.specs().get(specId), filter));
+          specId -> partitionEvaluator(table.specs().get(specId), pruning));
       if (partition != null && !partition.eval(task.file().partition())) {
         byPartition++;
       } else if (!metrics.eval(task.file())) {

@@ -6,6 +6,7 @@ import dev.featurestore.FeatureStoreConfig;
 import dev.featurestore.InvalidArgumentException;
 import dev.featurestore.InvalidStateException;
 import dev.featurestore.StorageException;
+import dev.featurestore.core.catalog.JdbcDrivers;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -57,13 +58,7 @@ public final class CatalogLease implements AutoCloseable {
     this.url = requireNonNull(url, "url is null");
     this.properties = (Properties) requireNonNull(properties, "properties is null").clone();
     this.clock = requireNonNull(clock, "clock is null");
-    if (url.startsWith("jdbc:sqlite:")) {
-      try {
-        Class.forName("org.sqlite.JDBC"); // registered explicitly: a shaded or nested class path may miss it
-      } catch (ClassNotFoundException e) {
-        // DriverManager names the missing driver
-      }
-    }
+    JdbcDrivers.register(url); // a second class loader in the JVM would not see the driver otherwise
   }
 
   /**

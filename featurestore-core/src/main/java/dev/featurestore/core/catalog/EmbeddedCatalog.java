@@ -56,6 +56,7 @@ public final class EmbeddedCatalog {
         Integer.toString(config.commitRetries()));
     props.putAll(config.catalogProperties());
     checkSqliteHeader(file);
+    JdbcDrivers.register(props.get(CatalogProperties.URI));
     JdbcCatalog catalog;
     try {
       catalog = JdbcCatalogs.open(CATALOG_NAME, props, io);

@@ -42,6 +42,7 @@ public final class SharedCatalogs {
     props.put(CatalogProperties.TABLE_DEFAULT_PREFIX + TableProperties.COMMIT_NUM_RETRIES,
         Integer.toString(config.commitRetries()));
     props.putAll(config.catalogProperties());
+    JdbcDrivers.register(uri);
     JdbcCatalog catalog;
     try {
       catalog = JdbcCatalogs.open(EmbeddedCatalog.CATALOG_NAME, props, io);

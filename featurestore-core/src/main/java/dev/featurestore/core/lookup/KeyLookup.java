@@ -4,12 +4,14 @@ import static java.util.Objects.requireNonNull;
 
 import dev.featurestore.BatchLookupResult;
 import dev.featurestore.BloomFilter;
+import dev.featurestore.InvalidArgumentException;
 import dev.featurestore.LookupResult;
 import dev.featurestore.LookupStats;
 import dev.featurestore.NotFoundException;
 import dev.featurestore.PointLookup;
 import dev.featurestore.SnapshotNotFoundException;
 import dev.featurestore.core.base.TableHandle;
+import dev.featurestore.core.base.UuidBounds;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -58,7 +60,8 @@ import org.apache.parquet.hadoop.metadata.BlockMetaData;
  * A point lookup: candidate files by partition and column statistics (as scan planning decides),
  * newest first; in each, row groups by statistics and the key's bloom filter; only files with a
  * row group left are read, through Iceberg's Parquet reader with the same filter (which skips the
- * other row groups). Stops as soon as no remaining file can hold a later row. Immutable.
+ * other row groups). Stops as soon as no remaining file can hold a later row. Uuid bounds are never
+ * used (apache/iceberg#14216); a NaN key is refused (NaN equals nothing). Immutable.
  */
 final class KeyLookup implements PointLookup {
   private final TableHandle handle;
@@ -149,6 +152,11 @@ final class KeyLookup implements PointLookup {
 
   private BatchLookupResult run(List<?> keys) {
     long start = System.nanoTime();
+    for (Object key : keys) {
+      InvalidArgumentException.check(!isNaN(key),
+          "Cannot look up rows of table %s: NaN equals no key (IEEE 754); find NaN rows with "
+              + "query().filter(Expressions.isNaN(\"%s\")): %s", handle.id(), keyColumn, key);
+    }
     Table table = handle.translating("refresh table " + handle.id(), handle::refreshed);
     Snapshot snapshot = snapshot(table);
     if (snapshot == null) {
@@ -156,6 +164,10 @@ final class KeyLookup implements PointLookup {
           Duration.ofNanos(System.nanoTime() - start)));
     }
     return handle.translating("look up rows of table " + handle.id(), () -> lookup(table, snapshot, keys, start));
+  }
+
+  private static boolean isNaN(Object key) {
+    return (key instanceof Double d && d.isNaN()) || (key instanceof Float f && f.isNaN());
   }
 
   private Snapshot snapshot(Table table) {
@@ -201,7 +213,10 @@ final class KeyLookup implements PointLookup {
         orderField == null ? List.of(keyColumn) : List.of(keyColumn, latestBy)));
 
     List<FileScanTask> all = cache.files(table, snapshot.snapshotId());
-    InclusiveMetricsEvaluator metrics = new InclusiveMetricsEvaluator(schema, filter, true);
+    // partition values are exact; column and row-group bounds of uuids are not (signed in Iceberg
+    // 1.12, unsigned in Parquet), so statistics prune without uuid predicates; rows are still checked
+    Expression pruning = UuidBounds.pruningFilter(filter, schema, true);
+    InclusiveMetricsEvaluator metrics = new InclusiveMetricsEvaluator(schema, pruning, true);
     Map<Integer, Evaluator> partitionEvals = new HashMap<>();
     List<FileScanTask> candidates = new ArrayList<>();
     for (FileScanTask task : all) {
@@ -219,7 +234,7 @@ final class KeyLookup implements PointLookup {
         : Comparator.comparing((FileScanTask t) -> upper(t.file(), orderField), Comparator.nullsLast(Comparator.reverseOrder()));
     candidates.sort(newestFirst);
 
-    ParquetMetricsRowGroupFilter rowGroupStats = new ParquetMetricsRowGroupFilter(schema, filter, true);
+    ParquetMetricsRowGroupFilter rowGroupStats = new ParquetMetricsRowGroupFilter(schema, pruning, true);
     Evaluator rowFilter = new Evaluator(readSchema.asStruct(), filter, true);
     InternalRecordWrapper wrapper = new InternalRecordWrapper(readSchema.asStruct());
     long[] keyHashes = hashes(keyField.type(), internalKeys);
@@ -248,7 +263,7 @@ final class KeyLookup implements PointLookup {
       filesRead++;
       groupsRead += groups;
       long sequence = sequence(file);
-      try (CloseableIterable<Record> records = open(table, schema, readSchema, task, filter);
+      try (CloseableIterable<Record> records = open(table, schema, readSchema, task, pruning);
            CloseableIterator<Record> it = records.iterator()) {
         long position = 0;
         while (it.hasNext()) {

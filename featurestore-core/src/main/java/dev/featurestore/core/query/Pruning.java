@@ -5,7 +5,9 @@ import static java.util.Objects.requireNonNull;
 import dev.featurestore.FileDecision;
 import dev.featurestore.PruningReport;
 import dev.featurestore.SnapshotNotFoundException;
+import dev.featurestore.core.base.NanComparisons;
 import dev.featurestore.core.base.TableHandle;
+import dev.featurestore.core.base.UuidBounds;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -73,8 +75,11 @@ public final class Pruning {
     return handle.translating("explain pruning of table " + handle.id(), () -> explain(table, snapshot, filter));
   }
 
-  private static PruningReport explain(Table table, Snapshot snapshot, Expression filter) {
+  private static PruningReport explain(Table table, Snapshot snapshot, Expression userFilter) {
     Schema schema = table.schema(); // as Iceberg's planning: manifests are read with the table's specs and schema
+    // as queries plan: IEEE NaN comparisons, and no pruning by uuid bounds
+    Expression rows = NanComparisons.ieee(userFilter, schema, true);
+    Expression filter = UuidBounds.pruningFilter(rows, schema, true);
     Map<Integer, PartitionSpec> specs = table.specs();
     InclusiveMetricsEvaluator metrics = new InclusiveMetricsEvaluator(schema, filter, true);
     List<Expression> conjuncts = conjuncts(filter);
@@ -82,7 +87,7 @@ public final class Pruning {
     List<FileDecision> decisions = new ArrayList<>();
     for (ManifestFile manifest : snapshot.dataManifests(table.io())) {
       PartitionSpec spec = specs.get(manifest.partitionSpecId());
-      SpecEval eval = bySpec.computeIfAbsent(spec.specId(), id -> new SpecEval(spec, filter));
+      SpecEval eval = bySpec.computeIfAbsent(spec.specId(), id -> new SpecEval(spec, filter, rows));
       boolean manifestMatches = eval.manifest.eval(manifest);
       try (ManifestReader<DataFile> reader = ManifestFiles.read(manifest, table.io(), specs)) {
         for (DataFile file : reader) {
@@ -92,7 +97,7 @@ public final class Pruning {
         throw new UncheckedIOException(e);
       }
     }
-    return new PruningReport(snapshot.snapshotId(), filter.toString(), decisions);
+    return new PruningReport(snapshot.snapshotId(), userFilter.toString(), decisions);
   }
 
   /** Evaluators of one spec. */
@@ -103,12 +108,13 @@ public final class Pruning {
     final ResidualEvaluator residuals;
     final Expression filter;
 
-    SpecEval(PartitionSpec spec, Expression filter) {
-      this.filter = filter;
-      this.manifest = ManifestEvaluator.forRowFilter(filter, spec, true);
-      this.projected = Projections.inclusive(spec, true).project(filter);
+    /** {@code pruning} decides, residuals are of {@code rows} (the filter rows are checked against). */
+    SpecEval(PartitionSpec spec, Expression pruning, Expression rows) {
+      this.filter = rows;
+      this.manifest = ManifestEvaluator.forRowFilter(pruning, spec, true);
+      this.projected = Projections.inclusive(spec, true).project(pruning);
       this.partition = new Evaluator(spec.partitionType(), projected, true);
-      this.residuals = ResidualEvaluator.of(spec, filter, true);
+      this.residuals = ResidualEvaluator.of(spec, rows, true);
     }
   }
 

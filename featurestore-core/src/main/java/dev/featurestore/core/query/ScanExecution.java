@@ -3,7 +3,9 @@ package dev.featurestore.core.query;
 import dev.featurestore.QueryResult;
 import dev.featurestore.Row;
 import dev.featurestore.ScanStats;
+import dev.featurestore.core.base.NanComparisons;
 import dev.featurestore.core.base.TableHandle;
+import dev.featurestore.core.base.UuidBounds;
 import dev.featurestore.core.base.VersionResolver;
 import dev.featurestore.core.query.TableQuery.Plan;
 import java.io.IOException;
@@ -29,6 +31,7 @@ import org.apache.iceberg.data.Record;
 import org.apache.iceberg.expressions.Evaluator;
 import org.apache.iceberg.expressions.Expression;
 import org.apache.iceberg.expressions.Expressions;
+import org.apache.iceberg.expressions.ResidualEvaluator;
 import org.apache.iceberg.formats.FormatModelRegistry;
 import org.apache.iceberg.formats.ReadBuilder;
 import org.apache.iceberg.io.CloseableIterable;
@@ -61,9 +64,10 @@ final class ScanExecution {
     List<FileScanTask> tasks;
     boolean filterUsed = true;
     try {
-      Expression pruning = UuidBounds.pruningFilter(plan.filter(), resolved.schema(), plan.caseSensitive());
+      Expression filter = ieee(plan);
+      Expression pruning = UuidBounds.pruningFilter(filter, resolved.schema(), plan.caseSensitive());
       // a weakened filter cannot answer from metadata: rows are checked one by one
-      filterUsed = pruning == plan.filter();
+      filterUsed = pruning == filter;
       tasks = planFiles(table, resolved.snapshotId(), plan.readSchema(), pruning, plan.caseSensitive());
     } catch (org.apache.iceberg.exceptions.ValidationException | IllegalArgumentException e) {
       if (plan.filter() == Expressions.alwaysTrue()) {
@@ -89,6 +93,16 @@ final class ScanExecution {
       total = Math.max(total, Long.parseLong(summary.get(SnapshotSummary.TOTAL_DATA_FILES_PROP)));
     }
     return new Planned(List.copyOf(tasks), filterUsed, total, deleteFiles.size(), bytes, System.nanoTime() - start);
+  }
+
+  /** The plan's filter with IEEE NaN comparisons (what planning prunes with, before uuid predicates are dropped). */
+  private static Expression ieee(Plan plan) {
+    return NanComparisons.ieee(plan.filter(), plan.resolved().schema(), plan.caseSensitive());
+  }
+
+  /** What each row is checked against: IEEE NaN comparisons and SQL nulls. */
+  private static Expression rowFilter(Plan plan) {
+    return SqlNullSemantics.rewrite(ieee(plan));
   }
 
   private static RuntimeException handleError(TableHandle handle, RuntimeException e) {
@@ -119,8 +133,10 @@ final class ScanExecution {
   static long count(TableHandle handle, Plan plan) {
     Planned planned = handle.translating("plan scan of table " + handle.id(), () -> planFiles(handle, plan));
     boolean fromMetadata = planned.filterUsedInPlanning();
+    Expression rowFilter = plan.filter() == Expressions.alwaysTrue() ? plan.filter() : rowFilter(plan);
     for (FileScanTask task : planned.tasks()) {
-      if (!task.deletes().isEmpty() || task.residual() != Expressions.alwaysTrue()) {
+      if (!task.deletes().isEmpty() || task.residual() != Expressions.alwaysTrue()
+          || !wholeFileMatches(task, rowFilter, plan.caseSensitive())) {
         fromMetadata = false;
         break;
       }
@@ -141,6 +157,22 @@ final class ScanExecution {
     }
   }
 
+  /**
+   * Whether every row of the task's file matches by its partition alone under the row semantics
+   * (planning's residual treats a null partition value as matching {@code x != 1}; a row check does not).
+   */
+  private static boolean wholeFileMatches(FileScanTask task, Expression rows, boolean caseSensitive) {
+    if (rows == Expressions.alwaysTrue()) {
+      return true;
+    }
+    try {
+      return ResidualEvaluator.of(task.spec(), rows, caseSensitive).residualFor(task.file().partition())
+          == Expressions.alwaysTrue();
+    } catch (NullPointerException e) {
+      return false; // Iceberg 1.12's ResidualEvaluator fails on startsWith over a null partition value
+    }
+  }
+
   /** Lazily opens each task in turn; nothing is read until iteration. */
   private static CloseableIterable<Record> read(Plan plan, Planned planned) {
     if (planned.tasks().isEmpty()) {
@@ -153,7 +185,7 @@ final class ScanExecution {
     }
     Schema readSchema = plan.readSchema();
     Evaluator evaluator =
-        new Evaluator(readSchema.asStruct(), SqlNullSemantics.rewrite(plan.filter()), plan.caseSensitive());
+        new Evaluator(readSchema.asStruct(), rowFilter(plan), plan.caseSensitive());
     InternalRecordWrapper wrapper = new InternalRecordWrapper(readSchema.asStruct());
     // the wrapper is reused, so a result is single-threaded (as documented)
     return CloseableIterable.filter(records, record -> evaluator.eval(wrapper.wrap(record)));

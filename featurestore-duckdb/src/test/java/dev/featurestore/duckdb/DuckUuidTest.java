@@ -1,0 +1,61 @@
+package dev.featurestore.duckdb;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.featurestore.FeatureStore;
+import dev.featurestore.FeatureTable;
+import dev.featurestore.TableDefinition;
+import dev.featurestore.core.query.TestTables;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.expressions.Expressions;
+import org.apache.iceberg.types.Types;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Issue 12 item 13: the planner never prunes by uuid bounds (Iceberg 1.12 compares them signed,
+ * Parquet writes them unsigned), so uuids on both sides of the sign bit in one file are all found,
+ * whether the file carries bounds (other engines, tables from before the workaround) or not.
+ */
+class DuckUuidTest {
+  static final UUID LOW = UUID.fromString("00000000-0000-0000-0000-000000000001");
+  static final UUID HIGH = UUID.fromString("ffffffff-0000-0000-0000-000000000000");
+
+  @TempDir Path dir;
+
+  @Test
+  void equalityFilter_findsEachUuid_inOneFile_withOrWithoutBounds() {
+    try (FeatureStore store = FeatureStore.openLocal(dir.resolve("store"));
+         SqlEngine sql = DuckQueries.builder(store).threads(1).build()) {
+      int n = 0;
+      for (boolean bounds : List.of(false, true)) {
+        TableDefinition.Builder def = TableDefinition.builder("t.uuids_" + n++, new Schema(
+            Types.NestedField.required(1, "id", Types.LongType.get()),
+            Types.NestedField.optional(2, "u", Types.UUIDType.get())));
+        if (bounds) {
+          def.property("write.metadata.metrics.column.u", "full");
+        }
+        FeatureTable table = store.createTable(def.build());
+        List<DataFile> files = TestTables.append(table, List.of(TestTables.record(table, "id", 1L, "u", LOW),
+            TestTables.record(table, "id", 2L, "u", HIGH)));
+        assertThat(files).hasSize(1);
+        assertThat(files.get(0).lowerBounds().containsKey(2)).isEqualTo(bounds);
+        for (UUID value : List.of(LOW, HIGH)) {
+          long id = value.equals(LOW) ? 1L : 2L;
+          try (SqlResult result = sql.query("SELECT id FROM t")
+              .table("t", table.query().filter(Expressions.equal("u", value))).execute()) {
+            assertThat(result.toList()).as("bounds=%s %s", bounds, value).containsExactly(Map.of("id", id));
+            assertThat(result.stats().scanStats("t").plannedDataFiles()).isEqualTo(1);
+          }
+          assertThat(sql.query("SELECT id FROM t WHERE u = '" + value + "'::UUID").table("t", table).toList())
+              .containsExactly(Map.of("id", id));
+        }
+      }
+    }
+  }
+}
