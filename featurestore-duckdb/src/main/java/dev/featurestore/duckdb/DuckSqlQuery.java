@@ -14,7 +14,6 @@ import dev.featurestore.TimeTravelQuery;
 import dev.featurestore.ValidationException;
 import dev.featurestore.core.base.Errors;
 import dev.featurestore.core.storage.s3.Bucket;
-import dev.featurestore.core.storage.s3.ObjectKeys;
 import dev.featurestore.core.storage.s3.ObjectUploader;
 import dev.featurestore.duckdb.ScanPlanner.PlannedScan;
 import java.io.IOException;
@@ -123,11 +122,7 @@ final class DuckSqlQuery implements SqlQuery {
   @Override
   public SqlExport exportToBucket(String name) {
     requireNonNull(name, "name is null");
-    try {
-      ObjectKeys.check(name);
-    } catch (IllegalArgumentException e) {
-      throw new InvalidArgumentException(e.getMessage(), e);
-    }
+    ObjectStorage.checkObjectName(name);
     ObjectStorage storage = engine.store().config().objectStorage().orElseThrow(() -> new ValidationException(
         "Cannot export query to bucket: the store is not on object storage, use exportParquet(Path): " + name));
     engine.checkOpen();

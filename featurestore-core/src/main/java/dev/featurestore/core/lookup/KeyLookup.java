@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import dev.featurestore.BatchLookupResult;
 import dev.featurestore.BloomFilter;
+import dev.featurestore.InvalidArgumentException;
 import dev.featurestore.LookupResult;
 import dev.featurestore.LookupStats;
 import dev.featurestore.NotFoundException;
@@ -91,7 +92,7 @@ final class KeyLookup implements PointLookup {
     requireNonNull(column, "column is null");
     Types.NestedField field = handle.table().schema().findField(column);
     if (field == null || !field.type().isPrimitiveType()) {
-      throw new IllegalArgumentException("Cannot order lookup: unknown or non-primitive column: " + column);
+      throw new InvalidArgumentException("Cannot order lookup: unknown or non-primitive column: " + column);
     }
     return new KeyLookup(handle, keyColumn, cache, column, atOrBefore, snapshotId, asOf, columns);
   }
@@ -122,7 +123,7 @@ final class KeyLookup implements PointLookup {
   public PointLookup select(String... selected) {
     requireNonNull(selected, "columns is null");
     if (selected.length == 0) {
-      throw new IllegalArgumentException("Cannot select columns: no column given");
+      throw new InvalidArgumentException("Cannot select columns: no column given");
     }
     return new KeyLookup(handle, keyColumn, cache, latestBy, atOrBefore, snapshotId, asOf, Arrays.asList(selected));
   }
@@ -139,7 +140,7 @@ final class KeyLookup implements PointLookup {
   public BatchLookupResult getAll(Collection<?> keys) {
     requireNonNull(keys, "keys is null");
     if (keys.isEmpty()) {
-      throw new IllegalArgumentException("Cannot look up rows: no key given");
+      throw new InvalidArgumentException("Cannot look up rows: no key given");
     }
     return run(List.copyOf(keys));
   }
@@ -192,7 +193,7 @@ final class KeyLookup implements PointLookup {
     Types.NestedField orderField = latestBy == null ? null : schema.findField(latestBy);
     if (atOrBefore != null) {
       if (orderField == null) {
-        throw new IllegalArgumentException("Cannot look up rows as of a time: no latestBy column set");
+        throw new InvalidArgumentException("Cannot look up rows as of a time: no latestBy column set");
       }
       filter = Expressions.and(filter, Expressions.lessThanOrEqual(latestBy, timeLiteral(orderField, atOrBefore)));
     }
@@ -357,7 +358,7 @@ final class KeyLookup implements PointLookup {
     return switch (field.type().typeId()) {
       case TIMESTAMP -> ChronoUnit.MICROS.between(Instant.EPOCH, time);
       case DATE -> (int) (time.getEpochSecond() / 86_400);
-      default -> throw new IllegalArgumentException(
+      default -> throw new InvalidArgumentException(
           "Cannot look up rows as of a time: latestBy column is not a timestamp or date: " + field.name());
     };
   }
