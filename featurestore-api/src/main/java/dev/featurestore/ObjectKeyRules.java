@@ -26,7 +26,7 @@ final class ObjectKeyRules {
     requireNonNull(key, "key is null");
     String reason = problem(key);
     if (reason != null) {
-      throw new InvalidArgumentException("Cannot use object key: " + reason + ": " + printable(key));
+      throw new InvalidArgumentException("Cannot use object key: " + reason + ": " + FeatureStoreException.printable(key));
     }
     return key;
   }
@@ -35,7 +35,7 @@ final class ObjectKeyRules {
   static String checkName(String name) {
     check(name);
     if (name.endsWith("/")) {
-      throw new InvalidArgumentException("Cannot use object name: ends with /, names a folder: " + printable(name));
+      throw new InvalidArgumentException("Cannot use object name: ends with /, names a folder: " + FeatureStoreException.printable(name));
     }
     return name;
   }
@@ -45,7 +45,7 @@ final class ObjectKeyRules {
     requireNonNull(prefix, "prefix is null");
     requireNonNull(relativeKey, "key is null");
     if (!prefix.isEmpty() && !prefix.endsWith("/")) {
-      throw new InvalidArgumentException("Cannot use object key: prefix does not end with /: " + printable(prefix));
+      throw new InvalidArgumentException("Cannot use object key: prefix does not end with /: " + FeatureStoreException.printable(prefix));
     }
     check(relativeKey);
     return check(prefix + relativeKey);
@@ -61,7 +61,7 @@ final class ObjectKeyRules {
     }
     for (int i = 0; i < key.length(); i++) {
       char c = key.charAt(i);
-      if (isControl(c)) {
+      if (Character.isISOControl(c)) {
         return "control character";
       }
       if (c == '\\') {
@@ -86,27 +86,5 @@ final class ObjectKeyRules {
       }
     }
     return null;
-  }
-
-  /**
-   * {@code value} as printed in a message: control characters (C0, DEL, C1) and the Unicode line
-   * and paragraph separators escaped as {@code \\uXXXX}, so a message stays one line and shows
-   * what was passed.
-   */
-  static String printable(String value) {
-    StringBuilder sb = new StringBuilder(value.length());
-    for (int i = 0; i < value.length(); i++) {
-      char c = value.charAt(i);
-      if (isControl(c) || c == '\u2028' || c == '\u2029') {
-        sb.append(String.format("\\u%04x", (int) c));
-      } else {
-        sb.append(c);
-      }
-    }
-    return sb.toString();
-  }
-
-  private static boolean isControl(char c) {
-    return Character.isISOControl(c);
   }
 }

@@ -366,7 +366,7 @@ public final class ObjectStorage {
     public Builder bucket(String bucket) {
       requireNonNull(bucket, "bucket is null");
       InvalidArgumentException.check(BUCKET.matcher(bucket).matches(),
-          "Cannot set bucket: expected 3 to 63 letters, digits, dots or hyphens: %s", ObjectKeyRules.printable(bucket));
+          "Cannot set bucket: expected 3 to 63 letters, digits, dots or hyphens: %s", FeatureStoreException.printable(bucket));
       this.bucket = bucket;
       return this;
     }
@@ -388,7 +388,7 @@ public final class ObjectStorage {
     public Builder region(String region) {
       requireNonNull(region, "region is null");
       InvalidArgumentException.check(REGION.matcher(region).matches(),
-          "Cannot set region: expected lower-case letters, digits and hyphens: %s", ObjectKeyRules.printable(region));
+          "Cannot set region: expected lower-case letters, digits and hyphens: %s", FeatureStoreException.printable(region));
       this.region = region;
       return this;
     }

@@ -37,7 +37,7 @@ public record TableId(String namespace, String name) {
     requireNonNull(qualifiedName, "qualifiedName is null");
     int dot = qualifiedName.indexOf('.');
     InvalidArgumentException.check(dot > 0 && dot == qualifiedName.lastIndexOf('.') && dot < qualifiedName.length() - 1,
-        "Cannot parse table id: expected namespace.name: '%s'", ObjectKeyRules.printable(qualifiedName));
+        "Cannot parse table id: expected namespace.name: '%s'", FeatureStoreException.printable(qualifiedName));
     return new TableId(qualifiedName.substring(0, dot), qualifiedName.substring(dot + 1));
   }
 
@@ -57,7 +57,7 @@ public record TableId(String namespace, String name) {
       return;
     }
     throw new InvalidArgumentException(
-        "Cannot use table " + what + ": " + reason + ": '" + ObjectKeyRules.printable(value) + "'");
+        "Cannot use table " + what + ": " + reason + ": '" + FeatureStoreException.printable(value) + "'");
   }
 
   @Override

@@ -1,6 +1,7 @@
 package dev.featurestore.duckdb;
 
 import dev.featurestore.InvalidStateException;
+import dev.featurestore.FeatureStoreException;
 import dev.featurestore.InvalidArgumentException;
 import static java.util.Objects.requireNonNull;
 
@@ -64,7 +65,7 @@ final class DuckSqlQuery implements SqlQuery {
     requireNonNull(name, "name is null");
     requireNonNull(version, "version is null");
     if (!name.matches("[A-Za-z_][A-Za-z0-9_]*")) {
-      throw new InvalidArgumentException("Cannot name table: not a plain SQL identifier: " + name);
+      throw new InvalidArgumentException("Cannot name table: not a plain SQL identifier: " + FeatureStoreException.printable(name));
     }
     if (name.startsWith("__")) {
       throw new InvalidArgumentException("Cannot name table: names starting with __ are reserved: " + name);

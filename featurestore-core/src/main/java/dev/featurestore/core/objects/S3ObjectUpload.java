@@ -3,6 +3,7 @@ package dev.featurestore.core.objects;
 import static java.util.Objects.requireNonNull;
 
 import dev.featurestore.AlreadyExistsException;
+import dev.featurestore.FeatureStoreException;
 import dev.featurestore.InvalidArgumentException;
 import dev.featurestore.InvalidStateException;
 import dev.featurestore.NotFoundException;
@@ -69,7 +70,7 @@ final class S3ObjectUpload implements ObjectUpload {
     requireNonNull(contentType, "contentType is null");
     checkPending();
     if (contentType.isBlank() || contentType.chars().anyMatch(c -> c < 0x20 || c > 0x7e)) {
-      throw new InvalidArgumentException("Cannot set content type: blank or not printable ASCII: " + contentType);
+      throw new InvalidArgumentException("Cannot set content type: blank or not printable ASCII: " + FeatureStoreException.printable(contentType));
     }
     this.contentType = contentType;
     return this;
@@ -81,10 +82,10 @@ final class S3ObjectUpload implements ObjectUpload {
     requireNonNull(value, "value is null");
     checkPending();
     if (!name.matches("[A-Za-z0-9-]{1,64}")) {
-      throw new InvalidArgumentException("Cannot set object metadata: name must be letters, digits and hyphens: " + name);
+      throw new InvalidArgumentException("Cannot set object metadata: name must be letters, digits and hyphens: " + FeatureStoreException.printable(name));
     }
     if (value.chars().anyMatch(c -> c < 0x20 || c > 0x7e)) {
-      throw new InvalidArgumentException("Cannot set object metadata: value must be printable ASCII: " + name);
+      throw new InvalidArgumentException("Cannot set object metadata: value must be printable ASCII: " + FeatureStoreException.printable(name));
     }
     metadata.put(name.toLowerCase(Locale.ROOT), value);
     return this;
