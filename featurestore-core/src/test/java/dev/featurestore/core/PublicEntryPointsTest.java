@@ -126,14 +126,16 @@ class PublicEntryPointsTest {
     // FeatureStore
     rows.add(bad("store.table bad name", InvalidArgumentException.class, () -> store.table("walk.t/x")));
     rows.add(bad("store.table missing", TableNotFoundException.class, () -> store.table("walk.missing")));
-    rows.add(bad("store.createTable existing", AlreadyExistsException.class,
+    rows.add(onStore("store.createTable existing", AlreadyExistsException.class,
         () -> store.createTable(TableDefinition.builder("walk.t", SCHEMA).build())));
     rows.add(bad("store.unwrap unknown type", () -> store.unwrap(StringBuilder.class)));
     rows.add(nul("store.table null", () -> store.table((TableId) null)));
 
     // TableDefinition and PartitionSpecBuilder
-    rows.add(bad("definition partition unknown column",
-        () -> TableDefinition.builder("walk.x", SCHEMA).partitionBy(s -> PartitionSpecBuilder.of(s).identity("nope").build()).build()));
+    rows.add(onStore("create with partition on unknown column", InvalidArgumentException.class, () -> store.createTable(
+        TableDefinition.builder("walk.x", SCHEMA).partitionBy(s -> PartitionSpecBuilder.of(s).identity("nope").build()).build())));
+    rows.add(onStore("create with bad location", () -> store.createTable(
+        TableDefinition.builder("walk.x", SCHEMA).location("ftp://elsewhere/x").build())));
     rows.add(bad("definition bloom unknown column", () -> TableDefinition.builder("walk.x", SCHEMA).bloomFilter("nope", 10)));
     rows.add(bad("definition bloom negative ndv", () -> TableDefinition.builder("walk.x", SCHEMA).bloomFilter("name", -1)));
     rows.add(bad("definition format version 9", () -> TableDefinition.builder("walk.x", SCHEMA).formatVersion(9)));
@@ -293,7 +295,6 @@ class PublicEntryPointsTest {
     rows.add(onTable("bloom enable unknown", t -> t.updateBloomFilters().enable("nope", 10).commit()));
     rows.add(onTable("bloom enable ndv -1", t -> t.updateBloomFilters().enable("id", -1).commit()));
     rows.add(onTable("bloom enable fpp 1.5", t -> t.updateBloomFilters().enable("id", 10, 1.5).commit()));
-    rows.add(onTable("bloom disable unknown", t -> t.updateBloomFilters().disable("nope").commit()));
 
     // Point lookups (NaN keys: h3-nan)
     rows.add(onTable("lookup unknown key column", InvalidArgumentException.class, t -> t.lookup("nope")));
@@ -392,6 +393,19 @@ class PublicEntryPointsTest {
 
   static Row bad(String name, Class<? extends FeatureStoreException> type, Executable call) {
     return new Row(name, () -> assertTyped(name, type, call));
+  }
+
+  /** A call on the local store: typed failure, and the same tables afterwards. */
+  static Row onStore(String name, Executable call) {
+    return onStore(name, FeatureStoreException.class, call);
+  }
+
+  static Row onStore(String name, Class<? extends FeatureStoreException> type, Executable call) {
+    return new Row(name, () -> {
+      List<TableId> before = store.listTables();
+      assertTyped(name, type, call);
+      assertThat(store.listTables()).as("%s left the store's tables as they were", name).isEqualTo(before);
+    });
   }
 
   /** A call on the local table: typed failure, and the table as it was. */
