@@ -2,7 +2,6 @@ package dev.featurestore.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.featurestore.AlreadyExistsException;
 import dev.featurestore.BloomFilter;
@@ -25,6 +24,7 @@ import dev.featurestore.TableDefinition;
 import dev.featurestore.TableId;
 import dev.featurestore.TableNotFoundException;
 import dev.featurestore.ValidationException;
+import dev.featurestore.core.EntryPointWalk.Row;
 import dev.featurestore.core.storage.s3.S3TestServer;
 import java.io.ByteArrayInputStream;
 import java.nio.file.Files;
@@ -40,7 +40,6 @@ import org.apache.iceberg.Schema;
 import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.Test;
@@ -55,10 +54,10 @@ import org.junit.jupiter.api.io.TempDir;
  * a call on a table must leave it as it was (same current snapshot, schema, spec, properties and
  * refs). One row per call; a new entry point is one line in {@link #rows()}.
  *
- * <p>{@code null} arguments are programming errors and throw {@link NullPointerException} naming
- * the parameter (the documented contract, see {@link InvalidArgumentException}); {@link #nul}
- * rows check that. {@link #gap} rows are known untyped errors in code another change owns: they
- * are skipped (with the reason) while the error is raw and pass once it is typed.
+ * <p>The row kinds are in {@link EntryPointWalk}: {@code null} arguments are programming errors
+ * and throw {@link NullPointerException} naming the parameter (the documented contract, see
+ * {@link InvalidArgumentException}); gap rows are known untyped errors in code another change owns,
+ * skipped with the reason while raw.
  */
 class PublicEntryPointsTest {
   @RegisterExtension static S3TestServer s3 = new S3TestServer();
@@ -121,7 +120,7 @@ class PublicEntryPointsTest {
     rows.add(bad("TableId parse no dot", InvalidArgumentException.class, () -> TableId.parse("nodot")));
     rows.add(bad("TableId parse three parts", InvalidArgumentException.class, () -> TableId.parse("a.b.c")));
     rows.add(bad("TableId parse empty", InvalidArgumentException.class, () -> TableId.parse("")));
-    rows.add(nul("TableId null name", () -> TableId.of("ns", null)));
+    rows.add(EntryPointWalk.nul("TableId null name", () -> TableId.of("ns", null)));
 
     // FeatureStore
     rows.add(bad("store.table bad name", InvalidArgumentException.class, () -> store.table("walk.t/x")));
@@ -129,7 +128,7 @@ class PublicEntryPointsTest {
     rows.add(onStore("store.createTable existing", AlreadyExistsException.class,
         () -> store.createTable(TableDefinition.builder("walk.t", SCHEMA).build())));
     rows.add(bad("store.unwrap unknown type", () -> store.unwrap(StringBuilder.class)));
-    rows.add(nul("store.table null", () -> store.table((TableId) null)));
+    rows.add(EntryPointWalk.nul("store.table null", () -> store.table((TableId) null)));
 
     // TableDefinition and PartitionSpecBuilder
     rows.add(onStore("create with partition on unknown column", InvalidArgumentException.class, () -> store.createTable(
@@ -187,20 +186,20 @@ class PublicEntryPointsTest {
     rows.add(bad("storage B2 without region", ValidationException.class,
         () -> ObjectStorage.builder(StorageProvider.B2).bucket("my-bucket").credentials("k", "s").build()));
     rows.add(bad("storage from empty environment", ValidationException.class, () -> ObjectStorage.fromEnvironment(Map.of())));
-    rows.add(gap("storage endpoint ftp", "ObjectStorage endpoint code (h3-secrets)",
+    rows.add(EntryPointWalk.gap("storage endpoint ftp", "ObjectStorage endpoint code (h3-secrets)",
         () -> ObjectStorage.builder(StorageProvider.B2).endpoint("ftp://host")));
 
     // FeatureStoreConfig.Builder (h3-secrets splits the file: reported, not changed here)
-    rows.add(gap("config without root", "FeatureStoreConfig (h3-secrets)", () -> FeatureStore.builder().config()));
-    rows.add(gap("config cold cache 0", "FeatureStoreConfig (h3-secrets)", () -> FeatureStore.builder().coldCache(root, 0)));
-    rows.add(gap("config REST thrift", "FeatureStoreConfig (h3-secrets)", () -> FeatureStore.builder().restCatalog("thrift://h:1")));
-    rows.add(gap("config JDBC not jdbc", "FeatureStoreConfig (h3-secrets)",
+    rows.add(EntryPointWalk.gap("config without root", "FeatureStoreConfig (h3-secrets)", () -> FeatureStore.builder().config()));
+    rows.add(EntryPointWalk.gap("config cold cache 0", "FeatureStoreConfig (h3-secrets)", () -> FeatureStore.builder().coldCache(root, 0)));
+    rows.add(EntryPointWalk.gap("config REST thrift", "FeatureStoreConfig (h3-secrets)", () -> FeatureStore.builder().restCatalog("thrift://h:1")));
+    rows.add(EntryPointWalk.gap("config JDBC not jdbc", "FeatureStoreConfig (h3-secrets)",
         () -> FeatureStore.builder().jdbcCatalog("postgres://h/db", "u", "p")));
-    rows.add(gap("config busy timeout negative", "FeatureStoreConfig (h3-secrets)",
+    rows.add(EntryPointWalk.gap("config busy timeout negative", "FeatureStoreConfig (h3-secrets)",
         () -> FeatureStore.builder().busyTimeout(Duration.ofSeconds(-1))));
-    rows.add(gap("config commit retries -1", "FeatureStoreConfig (h3-secrets)", () -> FeatureStore.builder().commitRetries(-1)));
-    rows.add(gap("config format version 9", "FeatureStoreConfig (h3-secrets)", () -> FeatureStore.builder().defaultFormatVersion(9)));
-    rows.add(gap("config blank warehouse", "FeatureStoreConfig (h3-secrets)", () -> FeatureStore.builder().warehouseLocation(" ")));
+    rows.add(EntryPointWalk.gap("config commit retries -1", "FeatureStoreConfig (h3-secrets)", () -> FeatureStore.builder().commitRetries(-1)));
+    rows.add(EntryPointWalk.gap("config format version 9", "FeatureStoreConfig (h3-secrets)", () -> FeatureStore.builder().defaultFormatVersion(9)));
+    rows.add(EntryPointWalk.gap("config blank warehouse", "FeatureStoreConfig (h3-secrets)", () -> FeatureStore.builder().warehouseLocation(" ")));
 
     // Ingest
     rows.add(onTable("ingest unknown column", InvalidDataException.class, t -> t.append(List.of(Map.of("id", 9L, "nope", 1)))));
@@ -367,7 +366,7 @@ class PublicEntryPointsTest {
 
   @TestFactory
   Stream<DynamicTest> everyEntryPoint_failsTypedWithACannotMessage() {
-    return rows().stream().map(r -> DynamicTest.dynamicTest(r.name(), r.check()));
+    return EntryPointWalk.tests(rows());
   }
 
   @Test
@@ -382,102 +381,33 @@ class PublicEntryPointsTest {
     assertThat(TableId.of("_n", "x".repeat(128)).name()).hasSize(128);
   }
 
-  // ---- the row kinds
+  // ---- the fixtures the rows run against
 
-  record Row(String name, Executable check) {}
-
-  /** A call that must fail typed (any FeatureStoreException subtype) with a Cannot message. */
   static Row bad(String name, Executable call) {
-    return bad(name, FeatureStoreException.class, call);
+    return EntryPointWalk.bad(name, call);
   }
 
   static Row bad(String name, Class<? extends FeatureStoreException> type, Executable call) {
-    return new Row(name, () -> assertTyped(name, type, call));
+    return EntryPointWalk.bad(name, type, call);
   }
 
-  /** A call on the local store: typed failure, and the same tables afterwards. */
   static Row onStore(String name, Executable call) {
     return onStore(name, FeatureStoreException.class, call);
   }
 
   static Row onStore(String name, Class<? extends FeatureStoreException> type, Executable call) {
-    return new Row(name, () -> {
-      List<TableId> before = store.listTables();
-      assertTyped(name, type, call);
-      assertThat(store.listTables()).as("%s left the store's tables as they were", name).isEqualTo(before);
-    });
+    return EntryPointWalk.onStore(name, type, store, call);
   }
 
-  /** A call on the local table: typed failure, and the table as it was. */
   static Row onTable(String name, Consumer<FeatureTable> call) {
     return onTable(name, FeatureStoreException.class, call);
   }
 
   static Row onTable(String name, Class<? extends FeatureStoreException> type, Consumer<FeatureTable> call) {
-    return new Row(name, () -> unchanged(() -> table, name, type, call));
+    return EntryPointWalk.onTable(name, type, store, TableId.parse("walk.t"), call);
   }
 
   static Row onS3Table(String name, Class<? extends FeatureStoreException> type, Consumer<FeatureTable> call) {
-    return new Row(name, () -> unchanged(() -> s3table, name, type, call));
-  }
-
-  /** A null argument: NullPointerException naming the parameter. */
-  static Row nul(String name, Executable call) {
-    return new Row(name, () -> assertThatThrownBy(call::execute)
-        .isExactlyInstanceOf(NullPointerException.class).hasMessageEndingWith(" is null"));
-  }
-
-  /** A known untyped error in code another change owns: skipped while raw, checked once typed. */
-  static Row gap(String name, String owner, Executable call) {
-    return new Row(name, () -> {
-      Throwable thrown = thrown(name, call);
-      Assumptions.assumeTrue(thrown instanceof FeatureStoreException,
-          () -> "known gap, owned by " + owner + ": " + thrown.getClass().getName() + ": " + thrown.getMessage());
-      assertTyped(name, FeatureStoreException.class, () -> {
-        throw thrown;
-      });
-    });
-  }
-
-  private static void unchanged(java.util.function.Supplier<FeatureTable> which, String name,
-      Class<? extends FeatureStoreException> type, Consumer<FeatureTable> call) {
-    FeatureTable t = which.get();
-    t.refresh();
-    TableState before = TableState.of(t);
-    assertTyped(name, type, () -> call.accept(t));
-    t.refresh();
-    assertThat(TableState.of(t)).as("%s left the table as it was", name).isEqualTo(before);
-    assertThat(TableState.of(reopened(t))).as("%s left the table as it was, reopened", name).isEqualTo(before);
-  }
-
-  private static FeatureTable reopened(FeatureTable t) {
-    return (t == s3table ? s3store : store).table(t.id());
-  }
-
-  private static Throwable thrown(String name, Executable call) {
-    try {
-      call.execute();
-    } catch (Throwable t) {
-      return t;
-    }
-    return fail(name + ": expected a failure, the call returned");
-  }
-
-  private static void assertTyped(String name, Class<? extends FeatureStoreException> type, Executable call) {
-    Throwable t = thrown(name, call);
-    if (!(t instanceof FeatureStoreException) || t.getClass() == FeatureStoreException.class) {
-      throw new AssertionError(name + ": expected a FeatureStoreException subtype, got " + t, t);
-    }
-    assertThat(t).as(name).isInstanceOf(type);
-    assertThat(t.getMessage()).as(name).startsWith("Cannot ");
-    assertThat(t.getMessage().chars().noneMatch(Character::isISOControl)).as("%s: one line: %s", name, t.getMessage()).isTrue();
-  }
-
-  record TableState(Long snapshot, int schemaId, int specId, Map<String, String> properties, Map<String, Long> refs) {
-    static TableState of(FeatureTable t) {
-      Long current = t.snapshots().current().map(s -> s.snapshotId()).orElse(null);
-      return new TableState(current, t.schema().schemaId(), t.spec().specId(), Map.copyOf(t.properties()),
-          Map.copyOf(t.snapshots().refs()));
-    }
+    return EntryPointWalk.onTable(name, type, s3store, TableId.parse("walk.s3"), call);
   }
 }
