@@ -156,7 +156,7 @@ public interface FeatureStore extends AutoCloseable {
    * Escape hatch to the underlying Iceberg objects, outside the compatibility promise: {@code
    * org.apache.iceberg.catalog.Catalog} and {@code org.apache.iceberg.io.FileIO}.
    *
-   * @throws IllegalArgumentException if this store holds nothing of that type
+   * @throws InvalidArgumentException if this store holds nothing of that type
    */
   <T> T unwrap(Class<T> type);
 
