@@ -22,6 +22,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.apache.iceberg.Schema;
+import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -84,6 +85,8 @@ class DuckEntryPointsTest {
         () -> sql.query("SELECT * FROM ev").table("ev", events.query().asOfSnapshot(12345)).execute().close()));
     rows.add(bad("unknown ref", () -> sql.query("SELECT * FROM ev").table("ev", events.query().atRef("nope")).execute().close()));
     rows.add(bad("unknown column", () -> sql.query("SELECT * FROM ev").table("ev", events.query().select("nope")).execute().close()));
+    rows.add(bad("filter on a column of the wrong type", () -> sql.query("SELECT * FROM ev")
+        .table("ev", events.query().filter(Expressions.equal("id", "abc"))).execute().close()));
     rows.add(bad("export to existing file", AlreadyExistsException.class, () -> sql.query("SELECT 1 AS a").exportParquet(existing())));
     rows.add(bad("export to bucket bad name", InvalidArgumentException.class, () -> sql.query("SELECT 1 AS a").exportToBucket("../x")));
     rows.add(bad("export to bucket folder", InvalidArgumentException.class, () -> sql.query("SELECT 1 AS a").exportToBucket("dir/")));
