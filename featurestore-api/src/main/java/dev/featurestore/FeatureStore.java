@@ -87,7 +87,7 @@ public interface FeatureStore extends AutoCloseable {
   /**
    * The bucket this store lives in, to browse, preview, presign, delete and stage uploads.
    *
-   * @throws UnsupportedOperationException if the store is on local disk (browse its directory
+   * @throws ValidationException if the store is on local disk (browse its directory
    *     with {@code java.nio.file.Files} instead)
    */
   ObjectBrowser objects();

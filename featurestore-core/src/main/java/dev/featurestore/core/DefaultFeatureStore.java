@@ -196,7 +196,7 @@ final class DefaultFeatureStore implements FeatureStore {
   public ObjectBrowser objects() {
     checkOpen();
     if (config.objectStorage().isEmpty()) {
-      throw new UnsupportedOperationException(
+      throw new ValidationException(
           "Cannot browse objects: the store is on local disk, not object storage: " + config.root().map(Path::toString).orElse("(no root)"));
     }
     S3ObjectBrowser browser = objects;

@@ -127,6 +127,7 @@ class PublicEntryPointsTest {
     rows.add(bad("store.table missing", TableNotFoundException.class, () -> store.table("walk.missing")));
     rows.add(onStore("store.createTable existing", AlreadyExistsException.class,
         () -> store.createTable(TableDefinition.builder("walk.t", SCHEMA).build())));
+    rows.add(bad("store.objects on local disk", ValidationException.class, () -> store.objects()));
     rows.add(bad("store.unwrap unknown type", () -> store.unwrap(StringBuilder.class)));
     rows.add(EntryPointWalk.nul("store.table null", () -> store.table((TableId) null)));
 

@@ -271,7 +271,7 @@ class ObjectBrowserTest {
   @Test
   void localStore_hasNoObjectBrowser(@TempDir Path local) {
     try (FeatureStore localStore = FeatureStore.openLocal(local)) {
-      assertThatThrownBy(localStore::objects).isInstanceOf(UnsupportedOperationException.class)
+      assertThatThrownBy(localStore::objects).isInstanceOf(dev.featurestore.ValidationException.class)
           .hasMessage("Cannot browse objects: the store is on local disk, not object storage: " + local);
     }
   }
