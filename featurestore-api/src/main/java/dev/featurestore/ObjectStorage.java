@@ -271,32 +271,21 @@ public final class ObjectStorage {
   }
 
   /**
-   * Returns {@code key} if it is a usable object key: not empty, no leading {@code /}, no
-   * {@code .}, {@code ..} or empty segments, no backslash or control character, at most 1024
-   * bytes of UTF-8. Every object call of the library checks its keys with this rule.
-   *
-   * @throws InvalidArgumentException {@code Cannot use object key: <reason>: <key>}
+   * Returns {@code key} if it is a usable object key, else throws {@link InvalidArgumentException}
+   * ({@code Cannot use object key: <reason>: <key>}): empty, a leading {@code /}, {@code .},
+   * {@code ..} or empty segments, a backslash or control character, over 1024 bytes of UTF-8.
+   * Every object call of the library checks its keys with this one rule.
    */
   public static String checkKey(String key) {
     return ObjectKeyRules.check(key);
   }
 
-  /**
-   * Returns {@code name} if it is a usable key ({@link #checkKey}) that names an object, not a
-   * folder: the names of staged uploads and bucket exports.
-   *
-   * @throws InvalidArgumentException {@code Cannot use object key|name: <reason>: <name>}
-   */
+  /** As {@link #checkKey}, and the key must name an object, not a folder (staged uploads, exports). */
   public static String checkObjectName(String name) {
     return ObjectKeyRules.checkName(name);
   }
 
-  /**
-   * The full key of {@code relativeKey} in the bucket: {@link #keyPrefix()} + {@code relativeKey},
-   * checked as {@link #checkKey}, so it cannot leave the prefix.
-   *
-   * @throws InvalidArgumentException {@code Cannot use object key: <reason>: <key>}
-   */
+  /** {@link #keyPrefix()} + {@code relativeKey}, checked as {@link #checkKey}: it cannot leave the prefix. */
   public String key(String relativeKey) {
     return ObjectKeyRules.resolve(keyPrefix, relativeKey);
   }
