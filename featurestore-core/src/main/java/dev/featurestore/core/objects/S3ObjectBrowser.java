@@ -100,6 +100,9 @@ public final class S3ObjectBrowser implements ObjectBrowser, AutoCloseable {
   @Override
   public Stream<ObjectSummary> listAll(String prefix) {
     requireNonNull(prefix, "prefix is null");
+    if (!prefix.isEmpty()) {
+      bucket.key(prefix); // checked now, not at the first page
+    }
     ListOptions first = ListOptions.prefix(prefix);
     Spliterator<ObjectSummary> pages = new Spliterators.AbstractSpliterator<>(Long.MAX_VALUE, Spliterator.ORDERED | Spliterator.NONNULL) {
       private ObjectPage page;
