@@ -60,7 +60,7 @@ public final class BloomFilter {
    */
   public static BloomFilter ofSize(int numBytes) {
     if (numBytes > MAX_BYTES || numBytes < 0) {
-      throw new IllegalArgumentException("Cannot create bloom filter: size above " + MAX_BYTES + " bytes: " + numBytes);
+      throw new InvalidArgumentException("Cannot create bloom filter: size above " + MAX_BYTES + " bytes: " + numBytes);
     }
     int bytes = Math.max(numBytes, MIN_BYTES);
     if ((bytes & (bytes - 1)) != 0) {
@@ -79,7 +79,7 @@ public final class BloomFilter {
     requireNonNull(bitset, "bitset is null");
     int n = bitset.length;
     if (n < MIN_BYTES || n > MAX_BYTES || (n & (n - 1)) != 0) {
-      throw new IllegalArgumentException(
+      throw new InvalidArgumentException(
           "Cannot read bloom filter: length must be a power of two from 32 bytes to 128 MiB: " + n);
     }
     int[] words = new int[n / 4];
@@ -96,10 +96,10 @@ public final class BloomFilter {
    */
   public static int optimalNumBytes(long expectedItems, double fpp) {
     if (expectedItems < 0) {
-      throw new IllegalArgumentException("Cannot size bloom filter: expected items must not be negative: " + expectedItems);
+      throw new InvalidArgumentException("Cannot size bloom filter: expected items must not be negative: " + expectedItems);
     }
     if (!(fpp > 0.0 && fpp < 1.0)) {
-      throw new IllegalArgumentException("Cannot size bloom filter: false-positive rate must be in (0, 1): " + fpp);
+      throw new InvalidArgumentException("Cannot size bloom filter: false-positive rate must be in (0, 1): " + fpp);
     }
     double m = -8 * expectedItems / Math.log(1 - Math.pow(fpp, 1.0 / 8));
     int bits = (int) m;
@@ -126,7 +126,7 @@ public final class BloomFilter {
    */
   public static double expectedFpp(int numBytes, long items) {
     if (numBytes < MIN_BYTES) {
-      throw new IllegalArgumentException("Cannot estimate bloom filter: size below 32 bytes: " + numBytes);
+      throw new InvalidArgumentException("Cannot estimate bloom filter: size below 32 bytes: " + numBytes);
     }
     double lambda = (double) items / (numBytes / BYTES_PER_BLOCK);
     double logP = -lambda; // log Poisson(0; lambda)
@@ -235,7 +235,7 @@ public final class BloomFilter {
   public BloomFilter merge(BloomFilter other) {
     requireNonNull(other, "other is null");
     if (other.words.length != words.length) {
-      throw new IllegalArgumentException("Cannot merge bloom filters: sizes differ: "
+      throw new InvalidArgumentException("Cannot merge bloom filters: sizes differ: "
           + sizeInBytes() + " and " + other.sizeInBytes() + " bytes");
     }
     for (int i = 0; i < words.length; i++) {

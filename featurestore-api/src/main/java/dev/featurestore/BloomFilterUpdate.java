@@ -16,7 +16,7 @@ public interface BloomFilterUpdate {
    * Turns on (or re-sizes) a column's filter, sized for {@code ndv} distinct values per row group at
    * the default false-positive rate (1%).
    *
-   * @throws IllegalArgumentException if the column is unknown or not primitive, or {@code ndv <= 0}
+   * @throws InvalidArgumentException if the column is unknown or not primitive, or {@code ndv <= 0}
    */
   BloomFilterUpdate enable(String column, long ndv);
 

@@ -87,7 +87,7 @@ public interface FeatureStore extends AutoCloseable {
   /**
    * The bucket this store lives in, to browse, preview, presign, delete and stage uploads.
    *
-   * @throws UnsupportedOperationException if the store is on local disk (browse its directory
+   * @throws ValidationException if the store is on local disk (browse its directory
    *     with {@code java.nio.file.Files} instead)
    */
   ObjectBrowser objects();
@@ -170,7 +170,7 @@ public interface FeatureStore extends AutoCloseable {
    * Escape hatch to the underlying Iceberg objects, outside the compatibility promise: {@code
    * org.apache.iceberg.catalog.Catalog} and {@code org.apache.iceberg.io.FileIO}.
    *
-   * @throws IllegalArgumentException if this store holds nothing of that type
+   * @throws InvalidArgumentException if this store holds nothing of that type
    */
   <T> T unwrap(Class<T> type);
 

@@ -18,4 +18,25 @@ public class FeatureStoreException extends RuntimeException {
   public FeatureStoreException(String message, Throwable cause) {
     super(message, cause);
   }
+
+  /**
+   * {@code value} as a message shows it: control characters (C0, DEL, C1) and the Unicode line
+   * and paragraph separators escaped as {@code \\uXXXX}, so a message stays one line and shows
+   * what was passed; {@code "null"} for null.
+   */
+  public static String printable(String value) {
+    if (value == null) {
+      return "null";
+    }
+    StringBuilder sb = new StringBuilder(value.length());
+    for (int i = 0; i < value.length(); i++) {
+      char c = value.charAt(i);
+      if (Character.isISOControl(c) || c == 0x2028 || c == 0x2029) {
+        sb.append(String.format("\\u%04x", (int) c));
+      } else {
+        sb.append(c);
+      }
+    }
+    return sb.toString();
+  }
 }

@@ -83,7 +83,7 @@ public interface FeatureTable {
    * stores them (day: days since 1970-01-01 or a {@code LocalDate}; hour: hours since epoch; month
    * and year: months and years since 1970; bucket: the bucket number; identity: the column's value).
    *
-   * @throws IllegalArgumentException if the count or a type does not match the spec
+   * @throws InvalidArgumentException if the count or a type does not match the spec
    */
   String partitionPathOf(List<?> partitionValues);
 
@@ -109,7 +109,7 @@ public interface FeatureTable {
    * A point lookup by {@code keyColumn}: the latest row of an entity, reading only the row groups
    * that can hold it.
    *
-   * @throws IllegalArgumentException if the column does not exist or is not primitive
+   * @throws InvalidArgumentException if the column does not exist or is not primitive
    */
   PointLookup lookup(String keyColumn);
 
@@ -128,7 +128,7 @@ public interface FeatureTable {
    * Escape hatch to the underlying {@code org.apache.iceberg.Table}, outside the compatibility
    * promise. Changes made through it bypass this library's checks.
    *
-   * @throws IllegalArgumentException if this table holds nothing of that type
+   * @throws InvalidArgumentException if this table holds nothing of that type
    */
   <T> T unwrap(Class<T> type);
 }

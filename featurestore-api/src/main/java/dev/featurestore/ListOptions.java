@@ -29,10 +29,10 @@ public record ListOptions(String prefix, Optional<String> delimiter, int pageSiz
     requireNonNull(delimiter, "delimiter is null");
     requireNonNull(continuationToken, "continuationToken is null");
     if (pageSize < 1 || pageSize > MAX_PAGE_SIZE) {
-      throw new IllegalArgumentException("Cannot list objects: page size must be 1 to 1000: " + pageSize);
+      throw new InvalidArgumentException("Cannot list objects: page size must be 1 to 1000: " + pageSize);
     }
     if (delimiter.isPresent() && delimiter.get().isEmpty()) {
-      throw new IllegalArgumentException("Cannot list objects: empty delimiter");
+      throw new InvalidArgumentException("Cannot list objects: empty delimiter");
     }
   }
 

@@ -147,7 +147,7 @@ public final class MaintenancePolicy {
     public Builder maxSnapshotAge(Duration age) {
       requireNonNull(age, "age is null");
       if (age.isNegative()) {
-        throw new IllegalArgumentException("Cannot set max snapshot age: negative: " + age);
+        throw new InvalidArgumentException("Cannot set max snapshot age: negative: " + age);
       }
       this.maxSnapshotAge = age;
       return this;
@@ -161,7 +161,7 @@ public final class MaintenancePolicy {
     public Builder orphanSafetyWindow(Duration window) {
       requireNonNull(window, "window is null");
       if (window.compareTo(OrphanFileRemoval.MINIMUM_SAFETY_WINDOW) < 0) {
-        throw new IllegalArgumentException("Cannot set orphan safety window: below the minimum of "
+        throw new InvalidArgumentException("Cannot set orphan safety window: below the minimum of "
             + OrphanFileRemoval.MINIMUM_SAFETY_WINDOW + ": " + window);
       }
       this.orphanSafetyWindow = window;
@@ -174,7 +174,7 @@ public final class MaintenancePolicy {
 
     private static int atLeastOne(String what, int count) {
       if (count < 1) {
-        throw new IllegalArgumentException("Cannot set " + what + ": must be at least 1: " + count);
+        throw new InvalidArgumentException("Cannot set " + what + ": must be at least 1: " + count);
       }
       return count;
     }

@@ -9,8 +9,11 @@ import java.util.stream.Stream;
  * Browses the bucket a store lives in: list, head, read, preview, presign, delete, and stage raw
  * uploads. Keys are relative to the store's key prefix ({@link ObjectStorage#keyPrefix()}): with
  * no prefix the whole bucket is visible; with one, only what lies under it. Every key is checked
- * first ({@code IllegalArgumentException("Cannot use object key: <reason>: <key>")} for empty keys,
- * {@code ..}, {@code .} or empty segments, a leading {@code /}, backslashes, control characters).
+ * first, by every call, with one rule ({@link ObjectStorage#checkKey}):
+ * {@code InvalidArgumentException("Cannot use object key: <reason>: <key>")} for empty keys,
+ * {@code ..}, {@code .} or empty segments, a leading {@code /}, backslashes, control characters
+ * (shown escaped), keys above 1024 bytes. Names given to {@link #stage} must name an object, not a
+ * folder (no trailing {@code /}).
  *
  * <p>The bucket layout: {@code warehouse/} holds table data and metadata (delete refuses it unless
  * forced), {@code raw/} staged uploads, {@code exports/} exported slices.
@@ -49,7 +52,7 @@ public interface ObjectBrowser {
   /**
    * {@code length} bytes from {@code offset} (fewer at the end of the object), streamed. Close it.
    *
-   * @throws IllegalArgumentException if offset is negative or length not positive
+   * @throws InvalidArgumentException if offset is negative or length not positive
    */
   InputStream get(String key, long offset, long length);
 
@@ -82,7 +85,7 @@ public interface ObjectBrowser {
    * A URL anyone can GET the object with until it expires, signed with the store's credentials
    * (the URL holds a signature, never the secret).
    *
-   * @throws IllegalArgumentException if expiry is not between 1 second and 7 days
+   * @throws InvalidArgumentException if expiry is not between 1 second and 7 days
    */
   URI presignedGet(String key, Duration expiry);
 

@@ -270,6 +270,26 @@ public final class ObjectStorage {
     return pathStyle;
   }
 
+  /**
+   * Returns {@code key} if it is a usable object key, else throws {@link InvalidArgumentException}
+   * ({@code Cannot use object key: <reason>: <key>}): empty, a leading {@code /}, {@code .},
+   * {@code ..} or empty segments, a backslash or control character, over 1024 bytes of UTF-8.
+   * Every object call of the library checks its keys with this one rule.
+   */
+  public static String checkKey(String key) {
+    return ObjectKeyRules.check(key);
+  }
+
+  /** As {@link #checkKey}, and the key must name an object, not a folder (staged uploads, exports). */
+  public static String checkObjectName(String name) {
+    return ObjectKeyRules.checkName(name);
+  }
+
+  /** {@link #keyPrefix()} + {@code relativeKey}, checked as {@link #checkKey}: it cannot leave the prefix. */
+  public String key(String relativeKey) {
+    return ObjectKeyRules.resolve(keyPrefix, relativeKey);
+  }
+
   /** The warehouse location in this bucket: {@code s3://<bucket>/<keyPrefix>warehouse}. */
   public String warehouseLocation() {
     return "s3://" + bucket + "/" + keyPrefix + "warehouse";
@@ -334,10 +354,8 @@ public final class ObjectStorage {
 
     public Builder bucket(String bucket) {
       requireNonNull(bucket, "bucket is null");
-      if (!BUCKET.matcher(bucket).matches()) {
-        throw new IllegalArgumentException(
-            "Cannot set bucket: expected 3 to 63 letters, digits, dots or hyphens: " + bucket);
-      }
+      InvalidArgumentException.check(BUCKET.matcher(bucket).matches(),
+          "Cannot set bucket: expected 3 to 63 letters, digits, dots or hyphens: %s", FeatureStoreException.printable(bucket));
       this.bucket = bucket;
       return this;
     }
@@ -358,9 +376,8 @@ public final class ObjectStorage {
 
     public Builder region(String region) {
       requireNonNull(region, "region is null");
-      if (!REGION.matcher(region).matches()) {
-        throw new IllegalArgumentException("Cannot set region: expected lower-case letters, digits and hyphens: " + region);
-      }
+      InvalidArgumentException.check(REGION.matcher(region).matches(),
+          "Cannot set region: expected lower-case letters, digits and hyphens: %s", FeatureStoreException.printable(region));
       this.region = region;
       return this;
     }
@@ -369,12 +386,8 @@ public final class ObjectStorage {
     public Builder credentials(String accessKeyId, String secretKey) {
       requireNonNull(accessKeyId, "accessKeyId is null");
       requireNonNull(secretKey, "secretKey is null");
-      if (accessKeyId.isBlank()) {
-        throw new IllegalArgumentException("Cannot set credentials: access key id is blank");
-      }
-      if (secretKey.isBlank()) {
-        throw new IllegalArgumentException("Cannot set credentials: secret key is blank");
-      }
+      InvalidArgumentException.check(!accessKeyId.isBlank(), "Cannot set credentials: access key id is blank");
+      InvalidArgumentException.check(!secretKey.isBlank(), "Cannot set credentials: secret key is blank");
       this.accessKeyId = accessKeyId.strip();
       this.secretKey = secretKey.strip();
       return this;
@@ -388,10 +401,7 @@ public final class ObjectStorage {
       requireNonNull(keyPrefix, "keyPrefix is null");
       String p = keyPrefix;
       if (!p.isEmpty()) {
-        String reason = prefixProblem(p);
-        if (reason != null) {
-          throw new IllegalArgumentException("Cannot use object key: " + reason + ": " + keyPrefix);
-        }
+        ObjectKeyRules.check(p);
         p = p.endsWith("/") ? p : p + "/";
       }
       this.keyPrefix = p;
@@ -475,30 +485,5 @@ public final class ObjectStorage {
       }
       return new ObjectStorage(this, endpoint0, region0, pathStyle0);
     }
-  }
-
-  /** Null if {@code prefix} is a usable key prefix, else the reason. */
-  private static String prefixProblem(String prefix) {
-    if (prefix.startsWith("/")) {
-      return "leading slash";
-    }
-    for (int i = 0; i < prefix.length(); i++) {
-      char c = prefix.charAt(i);
-      if (c < 0x20 || c == 0x7f) {
-        return "control character";
-      }
-      if (c == '\\') {
-        return "backslash";
-      }
-    }
-    for (String segment : prefix.split("/", -1)) {
-      if (segment.equals("..") || segment.equals(".")) {
-        return "relative segment";
-      }
-    }
-    if (prefix.contains("//")) {
-      return "empty segment";
-    }
-    return null;
   }
 }

@@ -34,7 +34,7 @@ public interface OrphanFileRemoval {
   /**
    * Only files last modified more than {@code window} ago are candidates.
    *
-   * @throws IllegalArgumentException if negative, or below {@link #MINIMUM_SAFETY_WINDOW} without
+   * @throws InvalidArgumentException if negative, or below {@link #MINIMUM_SAFETY_WINDOW} without
    *     {@link #unsafe()} (checked on {@code dryRun()}/{@code execute()})
    */
   OrphanFileRemoval olderThan(Duration window);

@@ -26,7 +26,7 @@ import org.apache.iceberg.types.Types;
  *
  * <p>Default field names follow Iceberg: {@code <column>} for identity, {@code <column>_year},
  * {@code _month}, {@code _day}, {@code _hour}, {@code _bucket}, {@code _trunc} and {@code _null}
- * (void). Every check throws {@link IllegalArgumentException} with a message that names the column
+ * (void). Every check throws {@link InvalidArgumentException} with a message that names the column
  * and what to change. Not thread-safe; single-use.
  */
 public final class PartitionSpecBuilder {
@@ -106,7 +106,7 @@ public final class PartitionSpecBuilder {
 
   public PartitionSpecBuilder bucket(String column, int buckets, String name) {
     if (buckets <= 0) {
-      throw new IllegalArgumentException("Cannot partition column " + column + " by bucket: bucket count must be positive: " + buckets);
+      throw new InvalidArgumentException("Cannot partition column " + column + " by bucket: bucket count must be positive: " + buckets);
     }
     check(column, name, "bucket", Transforms.bucket(buckets));
     run(column, "bucket", () -> builder.bucket(column, buckets, name));
@@ -119,7 +119,7 @@ public final class PartitionSpecBuilder {
 
   public PartitionSpecBuilder truncate(String column, int width, String name) {
     if (width <= 0) {
-      throw new IllegalArgumentException("Cannot partition column " + column + " by truncate: width must be positive: " + width);
+      throw new InvalidArgumentException("Cannot partition column " + column + " by truncate: width must be positive: " + width);
     }
     check(column, name, "truncate", Transforms.truncate(width));
     run(column, "truncate", () -> builder.truncate(column, width, name));
@@ -147,18 +147,18 @@ public final class PartitionSpecBuilder {
     requireNonNull(name, "name is null");
     Types.NestedField field = schema.findField(column);
     if (field == null) {
-      throw new IllegalArgumentException("Cannot partition by unknown column: " + column);
+      throw new InvalidArgumentException("Cannot partition by unknown column: " + column);
     }
     Type type = field.type();
     if (!type.isPrimitiveType() || !probe.canTransform(type)) {
-      throw new IllegalArgumentException("Cannot partition column " + column + " by " + transform
+      throw new InvalidArgumentException("Cannot partition column " + column + " by " + transform
           + ": transform not valid for type: " + type + " (" + hint(transform) + ")");
     }
     if (name.isBlank()) {
-      throw new IllegalArgumentException("Cannot partition column " + column + " by " + transform + ": name is blank");
+      throw new InvalidArgumentException("Cannot partition column " + column + " by " + transform + ": name is blank");
     }
     if (!names.add(name)) {
-      throw new IllegalArgumentException("Cannot add partition field: duplicate name: " + name);
+      throw new InvalidArgumentException("Cannot add partition field: duplicate name: " + name);
     }
   }
 
@@ -177,7 +177,7 @@ public final class PartitionSpecBuilder {
       add.run();
     } catch (IllegalArgumentException e) {
       // Iceberg's own checks (redundant time transforms, names clashing with other columns)
-      throw new IllegalArgumentException("Cannot partition column " + column + " by " + transform + ": " + e.getMessage(), e);
+      throw new InvalidArgumentException("Cannot partition column " + column + " by " + transform + ": " + e.getMessage(), e);
     }
   }
 }

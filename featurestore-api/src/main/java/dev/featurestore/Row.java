@@ -15,7 +15,7 @@ public interface Row {
   /**
    * The value of a column by name.
    *
-   * @throws IllegalArgumentException if the row has no such column
+   * @throws InvalidArgumentException if the row has no such column
    */
   Object get(String column);
 

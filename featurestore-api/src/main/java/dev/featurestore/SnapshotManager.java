@@ -158,7 +158,7 @@ public interface SnapshotManager {
    * Sets how many snapshots expiry always keeps on a branch.
    *
    * @throws NotFoundException if no branch has that name
-   * @throws IllegalArgumentException if {@code count < 1}
+   * @throws InvalidArgumentException if {@code count < 1}
    */
   void setMinSnapshotsToKeep(String branch, int count);
 

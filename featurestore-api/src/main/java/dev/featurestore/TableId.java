@@ -8,11 +8,18 @@ import java.util.regex.Pattern;
  * Identifies a table in a store: a namespace and a name, written {@code namespace.name}
  * (for example {@code features.feature_events}).
  *
- * <p>Both parts are lower-case-friendly identifiers: letters, digits and underscores, starting
- * with a letter or underscore. This keeps names safe as object-store keys and SQL identifiers.
+ * <p>Both parts are lower-case-friendly identifiers of 1 to {@value #MAX_PART_LENGTH} characters:
+ * ASCII letters, digits and underscores, starting with a letter or underscore. This keeps names
+ * safe as object-store keys, file names and SQL identifiers. Anything else (a dot inside a part,
+ * an empty part, {@code /}, {@code ..}, whitespace, control characters, non-ASCII letters or
+ * emoji, more than {@value #MAX_PART_LENGTH} characters) throws {@link InvalidArgumentException}
+ * naming the part and the value (control characters escaped as {@code \\uXXXX}).
  */
 public record TableId(String namespace, String name) {
-  private static final Pattern PART = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,127}");
+  /** The longest namespace or name accepted. */
+  public static final int MAX_PART_LENGTH = 128;
+
+  private static final Pattern PART = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
 
   public TableId {
     requireNonNull(namespace, "namespace is null");
@@ -21,14 +28,16 @@ public record TableId(String namespace, String name) {
     checkPart("name", name);
   }
 
-  /** Parses {@code namespace.name}. */
+  /**
+   * Parses {@code namespace.name}.
+   *
+   * @throws InvalidArgumentException unless the text is two valid parts joined by one dot
+   */
   public static TableId parse(String qualifiedName) {
     requireNonNull(qualifiedName, "qualifiedName is null");
     int dot = qualifiedName.indexOf('.');
-    if (dot <= 0 || dot != qualifiedName.lastIndexOf('.') || dot == qualifiedName.length() - 1) {
-      throw new IllegalArgumentException(
-          "Cannot parse table id: expected namespace.name: " + qualifiedName);
-    }
+    InvalidArgumentException.check(dot > 0 && dot == qualifiedName.lastIndexOf('.') && dot < qualifiedName.length() - 1,
+        "Cannot parse table id: expected namespace.name: '%s'", FeatureStoreException.printable(qualifiedName));
     return new TableId(qualifiedName.substring(0, dot), qualifiedName.substring(dot + 1));
   }
 
@@ -37,11 +46,18 @@ public record TableId(String namespace, String name) {
   }
 
   private static void checkPart(String what, String value) {
-    if (!PART.matcher(value).matches()) {
-      throw new IllegalArgumentException(
-          "Cannot use table " + what + ": expected letters, digits and underscores, starting with a letter or underscore: "
-              + value);
+    String reason;
+    if (value.isEmpty()) {
+      reason = "is empty";
+    } else if (value.length() > MAX_PART_LENGTH) {
+      reason = "longer than " + MAX_PART_LENGTH + " characters (" + value.length() + ")";
+    } else if (!PART.matcher(value).matches()) {
+      reason = "expected letters, digits and underscores, starting with a letter or underscore";
+    } else {
+      return;
     }
+    throw new InvalidArgumentException(
+        "Cannot use table " + what + ": " + reason + ": '" + FeatureStoreException.printable(value) + "'");
   }
 
   @Override

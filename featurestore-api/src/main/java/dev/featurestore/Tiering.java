@@ -37,7 +37,7 @@ public interface Tiering {
   /**
    * Moves files committed more than {@code age} ago (required before {@code execute()}/{@code dryRun()}).
    *
-   * @throws IllegalArgumentException if negative
+   * @throws InvalidArgumentException if negative
    */
   Tiering olderThan(Duration age);
 
@@ -46,7 +46,7 @@ public interface Tiering {
    * different commits go in different tiering commits, since a rewrite keeps one data sequence
    * number per commit.
    *
-   * @throws IllegalArgumentException if below 1
+   * @throws InvalidArgumentException if below 1
    */
   Tiering filesPerCommit(int files);
 

@@ -33,14 +33,14 @@ class PartitionSpecBuilderTest {
   @Test
   void unknownColumn_fails() {
     assertThatThrownBy(() -> PartitionSpecBuilder.of(SCHEMA).day("x"))
-        .isInstanceOf(IllegalArgumentException.class)
+        .isInstanceOf(InvalidArgumentException.class)
         .hasMessage("Cannot partition by unknown column: x");
   }
 
   @Test
   void dayOnALong_fails() {
     assertThatThrownBy(() -> PartitionSpecBuilder.of(SCHEMA).day("entity_id"))
-        .isInstanceOf(IllegalArgumentException.class)
+        .isInstanceOf(InvalidArgumentException.class)
         .hasMessage("Cannot partition column entity_id by day: transform not valid for type: long"
             + " (day needs a date or timestamp column)");
   }
@@ -77,7 +77,7 @@ class PartitionSpecBuilderTest {
   @Test
   void redundantTimeTransforms_failWithIcebergsReason() {
     assertThatThrownBy(() -> PartitionSpecBuilder.of(SCHEMA).day("event_time").hour("event_time"))
-        .isInstanceOf(IllegalArgumentException.class)
+        .isInstanceOf(InvalidArgumentException.class)
         .hasMessageStartingWith("Cannot partition column event_time by hour: ");
   }
 

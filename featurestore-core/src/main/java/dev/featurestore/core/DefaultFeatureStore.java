@@ -1,5 +1,7 @@
 package dev.featurestore.core;
 
+import dev.featurestore.InvalidArgumentException;
+import dev.featurestore.InvalidStateException;
 import dev.featurestore.core.base.Errors;
 import dev.featurestore.core.base.TableHandle;
 import static java.util.Objects.requireNonNull;
@@ -193,7 +195,7 @@ final class DefaultFeatureStore implements FeatureStore {
   public ObjectBrowser objects() {
     checkOpen();
     if (config.objectStorage().isEmpty()) {
-      throw new UnsupportedOperationException(
+      throw new ValidationException(
           "Cannot browse objects: the store is on local disk, not object storage: " + config.root().map(Path::toString).orElse("(no root)"));
     }
     S3ObjectBrowser browser = objects;
@@ -367,7 +369,7 @@ final class DefaultFeatureStore implements FeatureStore {
     if (type.isInstance(io)) {
       return type.cast(io);
     }
-    throw new IllegalArgumentException("Cannot unwrap feature store: no object of type: " + type.getName());
+    throw new InvalidArgumentException("Cannot unwrap feature store: no object of type: " + type.getName());
   }
 
   private FeatureTable wrap(TableId id, Table loaded) {
@@ -397,7 +399,7 @@ final class DefaultFeatureStore implements FeatureStore {
 
   private void checkOpen() {
     if (closed.get()) {
-      throw new IllegalStateException("Cannot use feature store: it is closed");
+      throw new InvalidStateException("Cannot use feature store: it is closed");
     }
   }
 

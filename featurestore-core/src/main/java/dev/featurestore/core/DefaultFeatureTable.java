@@ -1,5 +1,6 @@
 package dev.featurestore.core;
 
+import dev.featurestore.InvalidArgumentException;
 import dev.featurestore.core.base.TableHandle;
 import static java.util.Objects.requireNonNull;
 
@@ -164,7 +165,7 @@ final class DefaultFeatureTable implements FeatureTable {
     if (type.isInstance(handle.io())) {
       return type.cast(handle.io());
     }
-    throw new IllegalArgumentException("Cannot unwrap table " + handle.id() + ": no object of type: " + type.getName());
+    throw new InvalidArgumentException("Cannot unwrap table " + handle.id() + ": no object of type: " + type.getName());
   }
 
   @Override

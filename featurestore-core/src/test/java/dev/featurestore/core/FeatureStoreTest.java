@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.featurestore.FeatureStore;
 import dev.featurestore.FeatureTable;
+import dev.featurestore.InvalidStateException;
 import dev.featurestore.SyntheticFeatures;
 import dev.featurestore.TableAlreadyExistsException;
 import dev.featurestore.TableDefinition;
@@ -189,7 +190,7 @@ class FeatureStoreTest {
     store.close();
     store.close();
     assertThatThrownBy(() -> store.listTables())
-        .isInstanceOf(IllegalStateException.class)
+        .isInstanceOf(InvalidStateException.class)
         .hasMessage("Cannot use feature store: it is closed");
   }
 

@@ -1,6 +1,7 @@
 package dev.featurestore.duckdb;
 
 import dev.featurestore.InvalidStateException;
+import dev.featurestore.FeatureStoreException;
 import dev.featurestore.InvalidArgumentException;
 import static java.util.Objects.requireNonNull;
 
@@ -14,7 +15,6 @@ import dev.featurestore.TimeTravelQuery;
 import dev.featurestore.ValidationException;
 import dev.featurestore.core.base.Errors;
 import dev.featurestore.core.storage.s3.Bucket;
-import dev.featurestore.core.storage.s3.ObjectKeys;
 import dev.featurestore.core.storage.s3.ObjectUploader;
 import dev.featurestore.duckdb.ScanPlanner.PlannedScan;
 import java.io.IOException;
@@ -65,7 +65,7 @@ final class DuckSqlQuery implements SqlQuery {
     requireNonNull(name, "name is null");
     requireNonNull(version, "version is null");
     if (!name.matches("[A-Za-z_][A-Za-z0-9_]*")) {
-      throw new InvalidArgumentException("Cannot name table: not a plain SQL identifier: " + name);
+      throw new InvalidArgumentException("Cannot name table: not a plain SQL identifier: " + FeatureStoreException.printable(name));
     }
     if (name.startsWith("__")) {
       throw new InvalidArgumentException("Cannot name table: names starting with __ are reserved: " + name);
@@ -123,11 +123,7 @@ final class DuckSqlQuery implements SqlQuery {
   @Override
   public SqlExport exportToBucket(String name) {
     requireNonNull(name, "name is null");
-    try {
-      ObjectKeys.check(name);
-    } catch (IllegalArgumentException e) {
-      throw new InvalidArgumentException(e.getMessage(), e);
-    }
+    ObjectStorage.checkObjectName(name);
     ObjectStorage storage = engine.store().config().objectStorage().orElseThrow(() -> new ValidationException(
         "Cannot export query to bucket: the store is not on object storage, use exportParquet(Path): " + name));
     engine.checkOpen();

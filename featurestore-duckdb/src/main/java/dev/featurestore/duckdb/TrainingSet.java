@@ -3,6 +3,7 @@ package dev.featurestore.duckdb;
 import static dev.featurestore.duckdb.DuckTypes.identifier;
 import static java.util.Objects.requireNonNull;
 
+import dev.featurestore.FeatureStoreException;
 import dev.featurestore.InvalidArgumentException;
 import dev.featurestore.InvalidStateException;
 import dev.featurestore.TimeTravelQuery;
@@ -132,7 +133,7 @@ public final class TrainingSet {
       requireNonNull(name, "name is null");
       requireNonNull(version, "version is null");
       if (!name.matches("[A-Za-z_][A-Za-z0-9_]*") || name.startsWith("__")) {
-        throw new InvalidArgumentException("Cannot add feature table: not a plain SQL identifier: " + name);
+        throw new InvalidArgumentException("Cannot add feature table: not a plain SQL identifier: " + FeatureStoreException.printable(name));
       }
       if (features.stream().anyMatch(f -> f.name().equalsIgnoreCase(name))) {
         throw new InvalidArgumentException("Cannot add feature table: name already given: " + name);

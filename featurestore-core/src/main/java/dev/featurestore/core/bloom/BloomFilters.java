@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import dev.featurestore.BloomFilter;
 import dev.featurestore.BloomFilterUpdate;
+import dev.featurestore.InvalidDataException;
 import dev.featurestore.StorageException;
 import dev.featurestore.core.base.TableHandle;
 import dev.featurestore.core.storage.ParquetInput;
@@ -65,7 +66,8 @@ public final class BloomFilters {
   /** Parquet's filter as our value type: the bitset bytes are the same layout. */
   static BloomFilter toValue(org.apache.parquet.column.values.bloomfilter.BloomFilter parquet) {
     if (!(parquet instanceof BlockSplitBloomFilter)) {
-      throw new IllegalArgumentException("Cannot read bloom filter: not a split-block filter: " + parquet.getClass().getName());
+      throw new InvalidDataException(
+          "Cannot read bloom filter: not a split-block filter: " + parquet.getClass().getName(), 0, null);
     }
     ByteArrayOutputStream out = new ByteArrayOutputStream(parquet.getBitsetSize());
     try {

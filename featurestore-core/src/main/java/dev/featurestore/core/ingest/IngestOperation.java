@@ -9,6 +9,7 @@ import dev.featurestore.Ingest;
 import dev.featurestore.IngestListener;
 import dev.featurestore.IngestProgress;
 import dev.featurestore.IngestResult;
+import dev.featurestore.InvalidArgumentException;
 import dev.featurestore.InvalidDataException;
 import dev.featurestore.InvalidStateException;
 import dev.featurestore.NotFoundException;
@@ -17,7 +18,6 @@ import dev.featurestore.ValidationException;
 import dev.featurestore.core.base.CommitMarks;
 import dev.featurestore.core.base.Errors;
 import dev.featurestore.core.base.TableHandle;
-import dev.featurestore.core.storage.s3.ObjectKeys;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -172,7 +172,7 @@ public final class IngestOperation implements Ingest {
   @Override
   public Ingest synthetic(long rows, long seed) {
     if (rows < 0) {
-      throw new IllegalArgumentException("Cannot generate synthetic rows: negative row count: " + rows);
+      throw new InvalidArgumentException("Cannot generate synthetic rows: negative row count: " + rows);
     }
     setSource("synthetic", null);
     this.syntheticRows = rows;
@@ -201,21 +201,21 @@ public final class IngestOperation implements Ingest {
   @Override
   public Ingest csvObject(String key) {
     requireNonNull(key, "key is null");
-    ObjectKeys.check(key);
+    ObjectStorage.checkKey(key);
     return setSource("csv", () -> new CsvRowSource(objectStream(key), key), key);
   }
 
   @Override
   public Ingest jsonObject(String key) {
     requireNonNull(key, "key is null");
-    ObjectKeys.check(key);
+    ObjectStorage.checkKey(key);
     return setSource("json", () -> new JsonRowSource(objectStream(key), key, decimalColumns(handle.table().schema())), key);
   }
 
   @Override
   public Ingest parquetObject(String key) {
     requireNonNull(key, "key is null");
-    ObjectKeys.check(key);
+    ObjectStorage.checkKey(key);
     return setSource("parquet", () -> new ParquetRowSource(objectFile(key), key), key);
   }
 
@@ -229,7 +229,7 @@ public final class IngestOperation implements Ingest {
   private InputFile objectFile(String key) {
     ObjectStorage storage = handle.config().objectStorage().orElseThrow(() -> new ValidationException(
         "Cannot ingest object: the store is not on object storage, use csv/json/parquet(Path): " + key));
-    String location = "s3://" + storage.bucket() + "/" + ObjectKeys.resolve(storage.keyPrefix(), key);
+    String location = "s3://" + storage.bucket() + "/" + storage.key(key);
     InputFile file = handle.io().newInputFile(location);
     if (!file.exists()) {
       throw new NotFoundException("Cannot read ingest source: object does not exist: " + key);
@@ -280,7 +280,7 @@ public final class IngestOperation implements Ingest {
     requireNonNull(listener, "listener is null");
     checkPending();
     if (everyRows <= 0) {
-      throw new IllegalArgumentException("Cannot report ingest progress: everyRows must be positive: " + everyRows);
+      throw new InvalidArgumentException("Cannot report ingest progress: everyRows must be positive: " + everyRows);
     }
     this.listener = listener;
     this.everyRows = everyRows;
@@ -293,7 +293,7 @@ public final class IngestOperation implements Ingest {
     requireNonNull(value, "value is null");
     checkPending();
     if (key.equals(SOURCE_PROPERTY) || key.equals(INGEST_ID_PROPERTY)) {
-      throw new IllegalArgumentException("Cannot set snapshot property: reserved key: " + key);
+      throw new InvalidArgumentException("Cannot set snapshot property: reserved key: " + key);
     }
     snapshotProperties.put(key, value);
     return this;
@@ -304,7 +304,7 @@ public final class IngestOperation implements Ingest {
     requireNonNull(branchName, "branchName is null");
     checkPending();
     if (branchName.isBlank()) {
-      throw new IllegalArgumentException("Cannot ingest to branch: branch name is blank");
+      throw new InvalidArgumentException("Cannot ingest to branch: branch name is blank");
     }
     this.branch = branchName;
     return this;

@@ -83,7 +83,8 @@ final class ObjectRowSource implements RowSource {
       } catch (RuntimeException | Error e) {
         throw e;
       } catch (Throwable e) {
-        throw new IllegalStateException("Cannot read property " + accessors.names[i] + " of " + object.getClass().getName(), e);
+        throw new InvalidDataException("Cannot ingest row " + number + ": cannot read property " + accessors.names[i] + " of "
+            + object.getClass().getName() + ": " + e, number, accessors.names[i], e);
       }
     }
     return true;

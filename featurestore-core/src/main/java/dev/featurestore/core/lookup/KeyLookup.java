@@ -94,7 +94,7 @@ final class KeyLookup implements PointLookup {
     requireNonNull(column, "column is null");
     Types.NestedField field = handle.table().schema().findField(column);
     if (field == null || !field.type().isPrimitiveType()) {
-      throw new IllegalArgumentException("Cannot order lookup: unknown or non-primitive column: " + column);
+      throw new InvalidArgumentException("Cannot order lookup: unknown or non-primitive column: " + column);
     }
     return new KeyLookup(handle, keyColumn, cache, column, atOrBefore, snapshotId, asOf, columns);
   }
@@ -125,7 +125,7 @@ final class KeyLookup implements PointLookup {
   public PointLookup select(String... selected) {
     requireNonNull(selected, "columns is null");
     if (selected.length == 0) {
-      throw new IllegalArgumentException("Cannot select columns: no column given");
+      throw new InvalidArgumentException("Cannot select columns: no column given");
     }
     return new KeyLookup(handle, keyColumn, cache, latestBy, atOrBefore, snapshotId, asOf, Arrays.asList(selected));
   }
@@ -142,7 +142,7 @@ final class KeyLookup implements PointLookup {
   public BatchLookupResult getAll(Collection<?> keys) {
     requireNonNull(keys, "keys is null");
     if (keys.isEmpty()) {
-      throw new IllegalArgumentException("Cannot look up rows: no key given");
+      throw new InvalidArgumentException("Cannot look up rows: no key given");
     }
     return run(List.copyOf(keys));
   }
@@ -204,7 +204,7 @@ final class KeyLookup implements PointLookup {
     Types.NestedField orderField = latestBy == null ? null : schema.findField(latestBy);
     if (atOrBefore != null) {
       if (orderField == null) {
-        throw new IllegalArgumentException("Cannot look up rows as of a time: no latestBy column set");
+        throw new InvalidArgumentException("Cannot look up rows as of a time: no latestBy column set");
       }
       filter = Expressions.and(filter, Expressions.lessThanOrEqual(latestBy, timeLiteral(orderField, atOrBefore)));
     }
@@ -372,7 +372,7 @@ final class KeyLookup implements PointLookup {
     return switch (field.type().typeId()) {
       case TIMESTAMP -> ChronoUnit.MICROS.between(Instant.EPOCH, time);
       case DATE -> (int) (time.getEpochSecond() / 86_400);
-      default -> throw new IllegalArgumentException(
+      default -> throw new InvalidArgumentException(
           "Cannot look up rows as of a time: latestBy column is not a timestamp or date: " + field.name());
     };
   }

@@ -2,6 +2,7 @@ package dev.featurestore.core.lookup;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.featurestore.InvalidArgumentException;
 import dev.featurestore.PointLookup;
 import dev.featurestore.core.base.TableHandle;
 import org.apache.iceberg.types.Types;
@@ -33,10 +34,10 @@ public final class Lookups {
     requireNonNull(keyColumn, "keyColumn is null");
     Types.NestedField field = handle.table().schema().findField(keyColumn);
     if (field == null) {
-      throw new IllegalArgumentException("Cannot look up rows: unknown key column: " + keyColumn);
+      throw new InvalidArgumentException("Cannot look up rows: unknown key column: " + keyColumn);
     }
     if (!field.type().isPrimitiveType()) {
-      throw new IllegalArgumentException("Cannot look up rows: key column is not primitive: " + keyColumn);
+      throw new InvalidArgumentException("Cannot look up rows: key column is not primitive: " + keyColumn);
     }
     return new KeyLookup(handle, keyColumn, new FileCache(keyColumn, DEFAULT_CACHED_FILES));
   }

@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import dev.featurestore.CommitConflictException;
 import dev.featurestore.Compaction;
 import dev.featurestore.CompactionResult;
+import dev.featurestore.InvalidArgumentException;
 import dev.featurestore.InvalidStateException;
 import dev.featurestore.core.base.CommitMarks;
 import dev.featurestore.core.base.Errors;
@@ -83,7 +84,7 @@ final class CompactionOperation implements Compaction {
   @Override
   public Compaction smallFileThresholdBytes(long bytes) {
     if (bytes <= 0) {
-      throw new IllegalArgumentException("Cannot compact: small-file threshold must be positive: " + bytes);
+      throw new InvalidArgumentException("Cannot compact: small-file threshold must be positive: " + bytes);
     }
     this.smallFileThreshold = bytes;
     return this;
@@ -92,7 +93,7 @@ final class CompactionOperation implements Compaction {
   @Override
   public Compaction minInputFiles(int count) {
     if (count < 1) {
-      throw new IllegalArgumentException("Cannot compact: minimum input files must be at least 1: " + count);
+      throw new InvalidArgumentException("Cannot compact: minimum input files must be at least 1: " + count);
     }
     this.minInputFiles = count;
     return this;
@@ -112,7 +113,7 @@ final class CompactionOperation implements Compaction {
 
   private static long checkPositive(long bytes) {
     if (bytes <= 0) {
-      throw new IllegalArgumentException("Cannot compact: target file size must be positive: " + bytes);
+      throw new InvalidArgumentException("Cannot compact: target file size must be positive: " + bytes);
     }
     return bytes;
   }

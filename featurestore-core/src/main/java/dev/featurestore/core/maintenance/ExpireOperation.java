@@ -3,6 +3,7 @@ package dev.featurestore.core.maintenance;
 import static java.util.Objects.requireNonNull;
 
 import dev.featurestore.ExpireResult;
+import dev.featurestore.InvalidArgumentException;
 import dev.featurestore.InvalidStateException;
 import dev.featurestore.SnapshotExpiry;
 import dev.featurestore.SnapshotNotFoundException;
@@ -53,7 +54,7 @@ final class ExpireOperation implements SnapshotExpiry {
   @Override
   public SnapshotExpiry retainLast(int count) {
     if (count < 1) {
-      throw new IllegalArgumentException("Cannot retain last snapshots: count must be at least 1: " + count);
+      throw new InvalidArgumentException("Cannot retain last snapshots: count must be at least 1: " + count);
     }
     this.retainLast = count;
     return this;
@@ -83,7 +84,7 @@ final class ExpireOperation implements SnapshotExpiry {
       throw new InvalidStateException("Cannot execute snapshot expiry of table " + handle.id() + ": already executed");
     }
     if (retainLast == null && olderThan == null && snapshotIds.isEmpty()) {
-      throw new IllegalArgumentException(
+      throw new InvalidArgumentException(
           "Cannot expire snapshots: nothing selected: set retainLast, olderThan or expireSnapshotId");
     }
     used = true;

@@ -2,6 +2,7 @@ package dev.featurestore.core.maintenance;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.featurestore.InvalidArgumentException;
 import dev.featurestore.InvalidStateException;
 import dev.featurestore.OrphanFileRemoval;
 import dev.featurestore.OrphanFilesResult;
@@ -47,7 +48,7 @@ final class OrphanFilesOperation implements OrphanFileRemoval {
   public OrphanFileRemoval olderThan(Duration window) {
     requireNonNull(window, "window is null");
     if (window.isNegative()) {
-      throw new IllegalArgumentException("Cannot remove orphan files: safety window is negative: " + window);
+      throw new InvalidArgumentException("Cannot remove orphan files: safety window is negative: " + window);
     }
     this.window = window;
     return this;
@@ -74,7 +75,7 @@ final class OrphanFilesOperation implements OrphanFileRemoval {
       throw new InvalidStateException("Cannot execute orphan file removal of table " + handle.id() + ": already executed");
     }
     if (!unsafe && window.compareTo(MINIMUM_SAFETY_WINDOW) < 0) {
-      throw new IllegalArgumentException("Cannot remove orphan files: safety window is below the minimum of "
+      throw new InvalidArgumentException("Cannot remove orphan files: safety window is below the minimum of "
           + MINIMUM_SAFETY_WINDOW + " (call unsafe() if no writer is running): " + window);
     }
     used = true;

@@ -2,6 +2,7 @@ package dev.featurestore.core.objects;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.featurestore.InvalidArgumentException;
 import dev.featurestore.ListOptions;
 import dev.featurestore.ObjectBrowser;
 import dev.featurestore.ObjectHead;
@@ -15,7 +16,6 @@ import dev.featurestore.StorageException;
 import dev.featurestore.ValidationException;
 import dev.featurestore.core.storage.ParquetInput;
 import dev.featurestore.core.storage.s3.Bucket;
-import dev.featurestore.core.storage.s3.ObjectKeys;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
@@ -49,7 +49,7 @@ import software.amazon.awssdk.services.s3.model.S3Object;
 /**
  * The {@link ObjectBrowser} of a store on object storage: plain S3 calls (B2-safe: no checksum
  * headers, single deletes), keys relative to the store's key prefix and checked with
- * {@link ObjectKeys}. Parquet objects are read through the store's FileIO (range reads of the
+ * {@link ObjectStorage#key}. Parquet objects are read through the store's FileIO (range reads of the
  * footer and the pages needed). Image and PDF summaries in {@link #metadata} use metadata-extractor
  * and PDFBox when they are on the classpath (optional dependencies, see {@link MediaSummaries}).
  * Thread-safe.
@@ -100,6 +100,9 @@ public final class S3ObjectBrowser implements ObjectBrowser, AutoCloseable {
   @Override
   public Stream<ObjectSummary> listAll(String prefix) {
     requireNonNull(prefix, "prefix is null");
+    if (!prefix.isEmpty()) {
+      bucket.key(prefix); // checked now, not at the first page
+    }
     ListOptions first = ListOptions.prefix(prefix);
     Spliterator<ObjectSummary> pages = new Spliterators.AbstractSpliterator<>(Long.MAX_VALUE, Spliterator.ORDERED | Spliterator.NONNULL) {
       private ObjectPage page;
@@ -151,13 +154,9 @@ public final class S3ObjectBrowser implements ObjectBrowser, AutoCloseable {
 
   @Override
   public InputStream get(String key, long offset, long length) {
-    if (offset < 0) {
-      throw new IllegalArgumentException("Cannot read object range: negative offset: " + offset);
-    }
-    if (length <= 0) {
-      throw new IllegalArgumentException("Cannot read object range: length must be positive: " + length);
-    }
     String full = bucket.key(key);
+    InvalidArgumentException.check(offset >= 0, "Cannot read object range: negative offset: %s", offset);
+    InvalidArgumentException.check(length > 0, "Cannot read object range: length must be positive: %s", length);
     String range = "bytes=" + offset + "-" + (offset + length - 1);
     try {
       return bucket.client().getObject(b -> b.bucket(bucket.name()).key(full).range(range));
@@ -168,9 +167,8 @@ public final class S3ObjectBrowser implements ObjectBrowser, AutoCloseable {
 
   @Override
   public byte[] firstBytes(String key, int n) {
-    if (n < 1 || n > MAX_FIRST_BYTES) {
-      throw new IllegalArgumentException("Cannot read object bytes: n must be 1 to 1048576: " + n);
-    }
+    bucket.key(key);
+    InvalidArgumentException.check(n >= 1 && n <= MAX_FIRST_BYTES, "Cannot read object bytes: n must be 1 to 1048576: %s", n);
     try (InputStream in = get(key, 0, n)) {
       return in.readNBytes(n);
     } catch (IOException e) {
@@ -196,9 +194,8 @@ public final class S3ObjectBrowser implements ObjectBrowser, AutoCloseable {
 
   @Override
   public ObjectPreview preview(String key, int rows) {
-    if (rows < 1 || rows > MAX_PREVIEW_ROWS) {
-      throw new IllegalArgumentException("Cannot preview object: rows must be 1 to 10000: " + rows);
-    }
+    bucket.key(key);
+    InvalidArgumentException.check(rows >= 1 && rows <= MAX_PREVIEW_ROWS, "Cannot preview object: rows must be 1 to 10000: %s", rows);
     ObjectPreview.Format format = format(key).orElseThrow(() -> new ValidationException(
         "Cannot preview object: unknown format, expected .csv, .json, .jsonl, .ndjson or .parquet (use firstBytes): " + key));
     try {
@@ -299,10 +296,10 @@ public final class S3ObjectBrowser implements ObjectBrowser, AutoCloseable {
 
   @Override
   public URI presignedGet(String key, Duration expiry) {
+    bucket.key(key);
     requireNonNull(expiry, "expiry is null");
-    if (expiry.compareTo(Duration.ofSeconds(1)) < 0 || expiry.compareTo(MAX_PRESIGN_EXPIRY) > 0) {
-      throw new IllegalArgumentException("Cannot presign object: expiry must be 1 second to 7 days: " + expiry);
-    }
+    InvalidArgumentException.check(expiry.compareTo(Duration.ofSeconds(1)) >= 0 && expiry.compareTo(MAX_PRESIGN_EXPIRY) <= 0,
+        "Cannot presign object: expiry must be 1 second to 7 days: %s", expiry);
     return bucket.presignGet(key, expiry);
   }
 
@@ -323,7 +320,7 @@ public final class S3ObjectBrowser implements ObjectBrowser, AutoCloseable {
   @Override
   public ObjectUpload stage(String name) {
     requireNonNull(name, "name is null");
-    ObjectKeys.check(name);
+    ObjectStorage.checkObjectName(name);
     String key = "raw/" + name;
     bucket.key(key);
     return new S3ObjectUpload(bucket, key);

@@ -3,6 +3,8 @@ package dev.featurestore.core.objects;
 import static java.util.Objects.requireNonNull;
 
 import dev.featurestore.AlreadyExistsException;
+import dev.featurestore.FeatureStoreException;
+import dev.featurestore.InvalidArgumentException;
 import dev.featurestore.InvalidStateException;
 import dev.featurestore.NotFoundException;
 import dev.featurestore.ObjectUpload;
@@ -68,7 +70,7 @@ final class S3ObjectUpload implements ObjectUpload {
     requireNonNull(contentType, "contentType is null");
     checkPending();
     if (contentType.isBlank() || contentType.chars().anyMatch(c -> c < 0x20 || c > 0x7e)) {
-      throw new IllegalArgumentException("Cannot set content type: blank or not printable ASCII: " + contentType);
+      throw new InvalidArgumentException("Cannot set content type: blank or not printable ASCII: " + FeatureStoreException.printable(contentType));
     }
     this.contentType = contentType;
     return this;
@@ -80,10 +82,10 @@ final class S3ObjectUpload implements ObjectUpload {
     requireNonNull(value, "value is null");
     checkPending();
     if (!name.matches("[A-Za-z0-9-]{1,64}")) {
-      throw new IllegalArgumentException("Cannot set object metadata: name must be letters, digits and hyphens: " + name);
+      throw new InvalidArgumentException("Cannot set object metadata: name must be letters, digits and hyphens: " + FeatureStoreException.printable(name));
     }
     if (value.chars().anyMatch(c -> c < 0x20 || c > 0x7e)) {
-      throw new IllegalArgumentException("Cannot set object metadata: value must be printable ASCII: " + name);
+      throw new InvalidArgumentException("Cannot set object metadata: value must be printable ASCII: " + FeatureStoreException.printable(name));
     }
     metadata.put(name.toLowerCase(Locale.ROOT), value);
     return this;
@@ -93,7 +95,7 @@ final class S3ObjectUpload implements ObjectUpload {
   public ObjectUpload partSize(long bytes) {
     checkPending();
     if (bytes < MIN_PART_SIZE || bytes > 1024L * 1024 * 1024) {
-      throw new IllegalArgumentException("Cannot set part size: expected 5000000 (B2's minimum) to 1 GiB: " + bytes);
+      throw new InvalidArgumentException("Cannot set part size: expected 5000000 (B2's minimum) to 1 GiB: " + bytes);
     }
     this.partSize = bytes;
     return this;
@@ -103,7 +105,7 @@ final class S3ObjectUpload implements ObjectUpload {
   public ObjectUpload multipartThreshold(long bytes) {
     checkPending();
     if (bytes < 0 || bytes > ObjectUploader.MAX_SINGLE_PUT) {
-      throw new IllegalArgumentException("Cannot set multipart threshold: expected 0 to " + ObjectUploader.MAX_SINGLE_PUT
+      throw new InvalidArgumentException("Cannot set multipart threshold: expected 0 to " + ObjectUploader.MAX_SINGLE_PUT
           + " (the largest single PUT B2 accepts): " + bytes);
     }
     this.threshold = bytes;
@@ -140,7 +142,7 @@ final class S3ObjectUpload implements ObjectUpload {
     }
     used = true;
     if (partSize >= 0 && partSize < S3_MIN_PART_SIZE && bucket.storage().provider() != StorageProvider.B2) {
-      throw new IllegalArgumentException("Cannot upload object: " + bucket.storage().provider()
+      throw new InvalidArgumentException("Cannot upload object: " + bucket.storage().provider()
           + " needs parts of at least 5 MiB (5242880 bytes), only B2 accepts 5000000: " + partSize);
     }
     if (file != null && !Files.isRegularFile(file)) {

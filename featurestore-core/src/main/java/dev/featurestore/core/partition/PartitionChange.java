@@ -2,6 +2,7 @@ package dev.featurestore.core.partition;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.featurestore.InvalidArgumentException;
 import dev.featurestore.InvalidStateException;
 import dev.featurestore.PartitionEvolution;
 import dev.featurestore.PartitionSpecBuilder;
@@ -141,7 +142,7 @@ final class PartitionChange implements PartitionEvolution {
         return field;
       }
     }
-    throw new IllegalArgumentException("Cannot change partition field: no such field in the current spec: " + name);
+    throw new InvalidArgumentException("Cannot change partition field: no such field in the current spec: " + name);
   }
 
   private void checkNotCommitted() {

@@ -12,7 +12,6 @@ import dev.featurestore.ObjectStorage;
 import dev.featurestore.StorageException;
 import dev.featurestore.ValidationException;
 import dev.featurestore.core.storage.s3.Bucket;
-import dev.featurestore.core.storage.s3.ObjectKeys;
 import dev.featurestore.core.storage.s3.ObjectUploader;
 import dev.featurestore.core.base.Errors;
 import dev.featurestore.core.base.TableHandle;
@@ -104,7 +103,7 @@ final class ParquetExport {
    * (the same writer, the same lineage), then an upload; the temporary file is always deleted.
    */
   static ExportResult exportToBucket(TableHandle handle, Plan plan, String name) {
-    ObjectKeys.check(name);
+    ObjectStorage.checkObjectName(name);
     ObjectStorage storage = handle.config().objectStorage().orElseThrow(() -> new ValidationException(
         "Cannot export to bucket: the store is not on object storage, use exportParquet(Path): " + name));
     String key = "exports/" + (name.endsWith(".parquet") ? name : name + ".parquet");

@@ -1,5 +1,6 @@
 package dev.featurestore.core.query;
 
+import dev.featurestore.InvalidArgumentException;
 import dev.featurestore.Row;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -33,7 +34,7 @@ final class RecordRow implements Row {
   public Object get(String column) {
     Integer position = columns.positions.get(column);
     if (position == null) {
-      throw new IllegalArgumentException("Cannot get column: unknown column: " + column);
+      throw new InvalidArgumentException("Cannot get column: unknown column: " + column);
     }
     return record.get(position);
   }

@@ -1,5 +1,6 @@
 package dev.featurestore.core.query;
 
+import dev.featurestore.InvalidStateException;
 import dev.featurestore.QueryResult;
 import dev.featurestore.Row;
 import dev.featurestore.ScanStats;
@@ -257,10 +258,10 @@ final class ScanExecution {
     @Override
     public Iterator<Row> iterator() {
       if (closed) {
-        throw new IllegalStateException("Cannot iterate query result: result is closed");
+        throw new InvalidStateException("Cannot iterate query result: result is closed");
       }
       if (iterator != null) {
-        throw new IllegalStateException("Cannot iterate query result: already iterated (a result is single-use)");
+        throw new InvalidStateException("Cannot iterate query result: already iterated (a result is single-use)");
       }
       long start = System.nanoTime();
       iterator = handle.translating("read table " + handle.id(), records::iterator);

@@ -240,7 +240,7 @@ public final class TableQuery {
         if (topLevel.add(extra.fieldId())) {
           fields.add(extra);
         } else {
-          throw new IllegalArgumentException("Cannot filter table " + handle.id()
+          throw new InvalidArgumentException("Cannot filter table " + handle.id()
               + ": filter uses a nested field of a partially selected column; select the whole column: "
               + extra.name());
         }

@@ -3,6 +3,7 @@ package dev.featurestore.core.snapshot;
 import static java.util.Objects.requireNonNull;
 
 import dev.featurestore.AlreadyExistsException;
+import dev.featurestore.InvalidArgumentException;
 import dev.featurestore.NotFoundException;
 import dev.featurestore.RefInfo;
 import dev.featurestore.SnapshotDiff;
@@ -181,7 +182,7 @@ public final class Snapshots implements SnapshotManager {
     requireNonNull(name, "name is null");
     requireNonNull(newName, "newName is null");
     if (newName.isBlank()) {
-      throw new IllegalArgumentException("Cannot rename branch " + name + ": new name is blank: '" + newName + "'");
+      throw new InvalidArgumentException("Cannot rename branch " + name + ": new name is blank: '" + newName + "'");
     }
     if (name.equals(SnapshotRef.MAIN_BRANCH)) {
       throw new ValidationException("Cannot rename branch: main cannot be renamed: " + name);
@@ -268,7 +269,7 @@ public final class Snapshots implements SnapshotManager {
   public void setMinSnapshotsToKeep(String branch, int count) {
     requireNonNull(branch, "branch is null");
     if (count < 1) {
-      throw new IllegalArgumentException("Cannot set min snapshots to keep of branch " + branch
+      throw new InvalidArgumentException("Cannot set min snapshots to keep of branch " + branch
           + ": count must be at least 1: " + count);
     }
     handle.commitLocked(() -> {
@@ -337,7 +338,7 @@ public final class Snapshots implements SnapshotManager {
   private static long positiveMillis(Duration age, String what) {
     requireNonNull(age, "age is null");
     if (age.isNegative() || age.isZero()) {
-      throw new IllegalArgumentException(what + ": age must be positive: " + age);
+      throw new InvalidArgumentException(what + ": age must be positive: " + age);
     }
     return age.toMillis();
   }
@@ -364,7 +365,7 @@ public final class Snapshots implements SnapshotManager {
   private void createRef(String kind, String name, long snapshotId) {
     requireNonNull(name, "name is null");
     if (name.isBlank()) {
-      throw new IllegalArgumentException("Cannot create " + kind + ": name is blank: '" + name + "'");
+      throw new InvalidArgumentException("Cannot create " + kind + ": name is blank: '" + name + "'");
     }
     handle.commitLocked(() -> {
       Table table = handle.table();

@@ -2,6 +2,7 @@ package dev.featurestore.core.stats;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.featurestore.StorageException;
 import dev.featurestore.TableId;
 import dev.featurestore.TableStats;
 import dev.featurestore.TableStats.CommitStats;
@@ -222,7 +223,7 @@ public final class TableStatistics {
       if (e.getCause() instanceof RuntimeException runtime) {
         throw runtime;
       }
-      throw new IllegalStateException("Cannot compute table stats: " + e.getCause(), e.getCause());
+      throw new StorageException("Cannot compute table stats: " + e.getCause(), e.getCause());
     }
   }
 

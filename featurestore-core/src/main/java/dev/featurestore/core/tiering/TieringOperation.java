@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import dev.featurestore.ColdCacheStats;
 import dev.featurestore.CommitConflictException;
 import dev.featurestore.CommitStateUnknownException;
+import dev.featurestore.InvalidArgumentException;
 import dev.featurestore.InvalidStateException;
 import dev.featurestore.StorageException;
 import dev.featurestore.Tiering;
@@ -80,7 +81,7 @@ final class TieringOperation implements Tiering {
   public Tiering olderThan(Duration age) {
     requireNonNull(age, "age is null");
     if (age.isNegative()) {
-      throw new IllegalArgumentException("Cannot tier table: age is negative: " + age);
+      throw new InvalidArgumentException("Cannot tier table: age is negative: " + age);
     }
     this.olderThan = age;
     return this;
@@ -89,7 +90,7 @@ final class TieringOperation implements Tiering {
   @Override
   public Tiering filesPerCommit(int files) {
     if (files < 1) {
-      throw new IllegalArgumentException("Cannot tier table: files per commit must be at least 1: " + files);
+      throw new InvalidArgumentException("Cannot tier table: files per commit must be at least 1: " + files);
     }
     this.filesPerCommit = files;
     return this;

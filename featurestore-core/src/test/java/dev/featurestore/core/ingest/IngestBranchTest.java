@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.featurestore.FeatureStore;
 import dev.featurestore.FeatureTable;
+import dev.featurestore.InvalidArgumentException;
 import dev.featurestore.NotFoundException;
 import dev.featurestore.SyntheticFeatures;
 import dev.featurestore.TableDefinition;
@@ -79,7 +80,7 @@ class IngestBranchTest {
           .isNotBlank()
           .isNotEqualTo(history.get(1).summary().get(IngestOperation.INGEST_ID_PROPERTY));
       assertThatThrownBy(() -> table.ingest().snapshotProperty(IngestOperation.INGEST_ID_PROPERTY, "x"))
-          .isInstanceOf(IllegalArgumentException.class)
+          .isInstanceOf(InvalidArgumentException.class)
           .hasMessage("Cannot set snapshot property: reserved key: featurestore.ingest.id");
     }
   }

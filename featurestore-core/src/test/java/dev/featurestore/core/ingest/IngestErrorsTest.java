@@ -10,6 +10,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.featurestore.FeatureStore;
 import dev.featurestore.FeatureTable;
 import dev.featurestore.Ingest;
+import dev.featurestore.InvalidArgumentException;
 import dev.featurestore.InvalidDataException;
 import dev.featurestore.InvalidStateException;
 import dev.featurestore.NotFoundException;
@@ -238,7 +239,7 @@ class IngestErrorsTest {
         .isInstanceOf(InvalidStateException.class)
         .hasMessage("Cannot commit ingest: no source set");
     assertThatThrownBy(() -> table.ingest().listener(p -> {}, 0))
-        .isInstanceOf(IllegalArgumentException.class)
+        .isInstanceOf(InvalidArgumentException.class)
         .hasMessage("Cannot report ingest progress: everyRows must be positive: 0");
     Ingest once = table.ingest().synthetic(10, 1);
     once.commit();

@@ -12,6 +12,7 @@ import dev.featurestore.CompactionResult;
 import dev.featurestore.ExpireResult;
 import dev.featurestore.FeatureStore;
 import dev.featurestore.FeatureTable;
+import dev.featurestore.InvalidArgumentException;
 import dev.featurestore.InvalidStateException;
 import dev.featurestore.QueryResult;
 import dev.featurestore.Row;
@@ -178,7 +179,7 @@ class CompactionTest {
     appendRows(events, 10, 10);
 
     assertThatThrownBy(() -> events.maintenance().compact().execute())
-        .isInstanceOf(IllegalArgumentException.class)
+        .isInstanceOf(InvalidArgumentException.class)
         .hasMessage("Cannot compact: target file size must be positive: 0");
   }
 
@@ -187,7 +188,7 @@ class CompactionTest {
     events = TestTables.createEvents(store, false);
 
     assertThatThrownBy(() -> events.maintenance().compact().targetFileSizeBytes(0))
-        .isInstanceOf(IllegalArgumentException.class)
+        .isInstanceOf(InvalidArgumentException.class)
         .hasMessage("Cannot compact: target file size must be positive: 0");
   }
 

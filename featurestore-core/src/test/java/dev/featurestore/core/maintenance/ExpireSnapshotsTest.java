@@ -9,6 +9,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.featurestore.ExpireResult;
 import dev.featurestore.FeatureStore;
 import dev.featurestore.FeatureTable;
+import dev.featurestore.InvalidArgumentException;
 import dev.featurestore.InvalidStateException;
 import dev.featurestore.SnapshotNotFoundException;
 import dev.featurestore.ValidationException;
@@ -170,14 +171,14 @@ class ExpireSnapshotsTest {
   @Test
   void expire_retainLastBelowOne_fails() {
     assertThatThrownBy(() -> events.maintenance().expireSnapshots().retainLast(0))
-        .isInstanceOf(IllegalArgumentException.class)
+        .isInstanceOf(InvalidArgumentException.class)
         .hasMessage("Cannot retain last snapshots: count must be at least 1: 0");
   }
 
   @Test
   void expire_nothingSelected_fails() {
     assertThatThrownBy(() -> events.maintenance().expireSnapshots().execute())
-        .isInstanceOf(IllegalArgumentException.class)
+        .isInstanceOf(InvalidArgumentException.class)
         .hasMessage("Cannot expire snapshots: nothing selected: set retainLast, olderThan or expireSnapshotId");
   }
 

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.featurestore.FeatureStore;
 import dev.featurestore.FeatureTable;
+import dev.featurestore.InvalidArgumentException;
 import dev.featurestore.InvalidStateException;
 import dev.featurestore.MaintenancePlan;
 import dev.featurestore.MaintenancePolicy;
@@ -132,10 +133,10 @@ class MaintenancePlanTest {
   @Test
   void policy_badThresholds_fail() {
     assertThatThrownBy(() -> MaintenancePolicy.builder().compactWhenSmallFilesAtLeast(0))
-        .isInstanceOf(IllegalArgumentException.class)
+        .isInstanceOf(InvalidArgumentException.class)
         .hasMessage("Cannot set small-file threshold: must be at least 1: 0");
     assertThatThrownBy(() -> MaintenancePolicy.builder().orphanSafetyWindow(Duration.ofSeconds(5)))
-        .isInstanceOf(IllegalArgumentException.class)
+        .isInstanceOf(InvalidArgumentException.class)
         .hasMessage("Cannot set orphan safety window: below the minimum of PT1M: PT5S");
   }
 

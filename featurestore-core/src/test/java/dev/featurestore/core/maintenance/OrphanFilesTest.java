@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.featurestore.FeatureStore;
 import dev.featurestore.FeatureTable;
+import dev.featurestore.InvalidArgumentException;
 import dev.featurestore.InvalidStateException;
 import dev.featurestore.OrphanFileRemoval;
 import dev.featurestore.OrphanFilesResult;
@@ -193,7 +194,7 @@ class OrphanFilesTest {
   @Test
   void orphans_windowBelowMinimumWithoutUnsafe_fails() {
     assertThatThrownBy(() -> events.maintenance().removeOrphanFiles().olderThan(Duration.ofSeconds(30)).dryRun())
-        .isInstanceOf(IllegalArgumentException.class)
+        .isInstanceOf(InvalidArgumentException.class)
         .hasMessage("Cannot remove orphan files: safety window is below the minimum of PT1M"
             + " (call unsafe() if no writer is running): PT30S");
   }
@@ -201,7 +202,7 @@ class OrphanFilesTest {
   @Test
   void orphans_negativeWindow_fails() {
     assertThatThrownBy(() -> events.maintenance().removeOrphanFiles().olderThan(Duration.ofSeconds(-1)))
-        .isInstanceOf(IllegalArgumentException.class)
+        .isInstanceOf(InvalidArgumentException.class)
         .hasMessage("Cannot remove orphan files: safety window is negative: PT-1S");
   }
 

@@ -9,6 +9,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.featurestore.FeatureStore;
 import dev.featurestore.FeatureTable;
+import dev.featurestore.InvalidArgumentException;
+import dev.featurestore.InvalidStateException;
 import dev.featurestore.NotFoundException;
 import dev.featurestore.QueryResult;
 import dev.featurestore.Row;
@@ -134,7 +136,7 @@ class QueryTest {
       assertThat(row.get(1)).isEqualTo(row.get("entity_id"));
       assertThat(row.get(0)).isEqualTo((Long) row.get("entity_id") / 100.0);
       assertThatThrownBy(() -> row.get("event_time"))
-          .isInstanceOf(IllegalArgumentException.class)
+          .isInstanceOf(InvalidArgumentException.class)
           .hasMessage("Cannot get column: unknown column: event_time");
     }
   }
@@ -266,7 +268,7 @@ class QueryTest {
     Iterator<Row> first = result.iterator();
     assertThat(first.hasNext()).isTrue();
     assertThatThrownBy(result::iterator)
-        .isInstanceOf(IllegalStateException.class)
+        .isInstanceOf(InvalidStateException.class)
         .hasMessage("Cannot iterate query result: already iterated (a result is single-use)");
     result.close();
     result.close();

@@ -9,6 +9,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.featurestore.AlreadyExistsException;
 import dev.featurestore.FeatureStore;
 import dev.featurestore.FeatureTable;
+import dev.featurestore.InvalidArgumentException;
 import dev.featurestore.NotFoundException;
 import dev.featurestore.RefInfo;
 import dev.featurestore.SnapshotDiff;
@@ -267,7 +268,7 @@ class SnapshotRefsTest {
   @Test
   void retention_minSnapshotsBelowOne_fails() {
     assertThatThrownBy(() -> snapshots.setMinSnapshotsToKeep("dev", 0))
-        .isInstanceOf(IllegalArgumentException.class)
+        .isInstanceOf(InvalidArgumentException.class)
         .hasMessage("Cannot set min snapshots to keep of branch dev: count must be at least 1: 0");
   }
 

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.featurestore.CommitConflictException;
 import dev.featurestore.FeatureStore;
 import dev.featurestore.FeatureTable;
+import dev.featurestore.InvalidArgumentException;
 import dev.featurestore.InvalidStateException;
 import dev.featurestore.ObjectStorage;
 import dev.featurestore.StorageProvider;
@@ -470,7 +471,7 @@ class TieringTest {
           .isInstanceOf(InvalidStateException.class)
           .hasMessage("Cannot execute tiering of table tiering.single: already executed");
       assertThatThrownBy(() -> table.tiering().filesPerCommit(0))
-          .isInstanceOf(IllegalArgumentException.class)
+          .isInstanceOf(InvalidArgumentException.class)
           .hasMessage("Cannot tier table: files per commit must be at least 1: 0");
       assertThat(table.tiering().olderThan(Duration.ZERO).execute().filesMoved()).isZero(); // empty table
     }

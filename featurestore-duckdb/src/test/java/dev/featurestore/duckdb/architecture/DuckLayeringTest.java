@@ -36,7 +36,6 @@ class DuckLayeringTest {
       "dev.featurestore.core.storage.FileCache",
       "dev.featurestore.core.storage.TieredFileIO",
       "dev.featurestore.core.storage.s3.Bucket",
-      "dev.featurestore.core.storage.s3.ObjectKeys",
       "dev.featurestore.core.storage.s3.ObjectUploader");
 
   /** The public classes that are neither interfaces, records nor exceptions: entry points and builders. */

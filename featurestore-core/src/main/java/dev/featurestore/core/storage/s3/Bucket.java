@@ -76,7 +76,7 @@ public final class Bucket implements AutoCloseable {
 
   /** The full key of {@code relativeKey} (checked; it cannot leave the prefix). */
   public String key(String relativeKey) {
-    return ObjectKeys.resolve(storage.keyPrefix(), relativeKey);
+    return storage.key(relativeKey);
   }
 
   /** {@code fullKey} without the key prefix. */

@@ -1,5 +1,6 @@
 package dev.featurestore.core.storage.s3;
 
+import dev.featurestore.InvalidArgumentException;
 import dev.featurestore.ObjectStorage;
 import dev.featurestore.StorageProvider;
 import java.time.Duration;
@@ -50,7 +51,7 @@ final class S3Settings {
     this.connectTimeout = millis(props, CONNECT_TIMEOUT_MS, DEFAULT_CONNECT_TIMEOUT);
     this.socketTimeout = millis(props, SOCKET_TIMEOUT_MS, DEFAULT_SOCKET_TIMEOUT);
     if (maxAttempts < 1 || maxAttempts > 50) {
-      throw new IllegalArgumentException("Cannot set " + MAX_ATTEMPTS + ": expected 1 to 50: " + maxAttempts);
+      throw new InvalidArgumentException("Cannot set " + MAX_ATTEMPTS + ": expected 1 to 50: " + maxAttempts);
     }
   }
 

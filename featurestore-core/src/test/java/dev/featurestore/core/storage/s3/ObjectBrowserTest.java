@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.featurestore.FeatureStore;
+import dev.featurestore.InvalidArgumentException;
 import dev.featurestore.ListOptions;
 import dev.featurestore.NotFoundException;
 import dev.featurestore.ObjectBrowser;
@@ -123,7 +124,7 @@ class ObjectBrowserTest {
       assertThat(all.count()).isEqualTo(1050);
     }
     assertThatThrownBy(() -> ListOptions.prefix("many/").pageSize(1001))
-        .isInstanceOf(IllegalArgumentException.class).hasMessage("Cannot list objects: page size must be 1 to 1000: 1001");
+        .isInstanceOf(InvalidArgumentException.class).hasMessage("Cannot list objects: page size must be 1 to 1000: 1001");
   }
 
   @Test
@@ -229,10 +230,10 @@ class ObjectBrowserTest {
         HttpResponse.BodyHandlers.discarding()).statusCode()).isEqualTo(403);
 
     assertThatThrownBy(() -> objects.presignedGet("exports/shared.csv", Duration.ofMillis(500)))
-        .isInstanceOf(IllegalArgumentException.class)
+        .isInstanceOf(InvalidArgumentException.class)
         .hasMessage("Cannot presign object: expiry must be 1 second to 7 days: PT0.5S");
     assertThatThrownBy(() -> objects.presignedGet("exports/shared.csv", Duration.ofDays(7).plusSeconds(1)))
-        .isInstanceOf(IllegalArgumentException.class)
+        .isInstanceOf(InvalidArgumentException.class)
         .hasMessage("Cannot presign object: expiry must be 1 second to 7 days: PT168H1S");
     assertThat(objects.presignedGet("exports/shared.csv", Duration.ofDays(7)).toString()).contains("X-Amz-Expires=604800");
   }
@@ -256,7 +257,7 @@ class ObjectBrowserTest {
   @Test
   void hostileKeys_areRefusedBeforeAnyRequest() {
     s3.gate().reset();
-    assertThatThrownBy(() -> objects.head("../other-bucket/x")).isInstanceOf(IllegalArgumentException.class)
+    assertThatThrownBy(() -> objects.head("../other-bucket/x")).isInstanceOf(InvalidArgumentException.class)
         .hasMessage("Cannot use object key: parent segment: ../other-bucket/x");
     assertThatThrownBy(() -> objects.delete("raw/../warehouse/t/metadata/v1.json"))
         .hasMessage("Cannot use object key: parent segment: raw/../warehouse/t/metadata/v1.json");
@@ -270,7 +271,7 @@ class ObjectBrowserTest {
   @Test
   void localStore_hasNoObjectBrowser(@TempDir Path local) {
     try (FeatureStore localStore = FeatureStore.openLocal(local)) {
-      assertThatThrownBy(localStore::objects).isInstanceOf(UnsupportedOperationException.class)
+      assertThatThrownBy(localStore::objects).isInstanceOf(dev.featurestore.ValidationException.class)
           .hasMessage("Cannot browse objects: the store is on local disk, not object storage: " + local);
     }
   }

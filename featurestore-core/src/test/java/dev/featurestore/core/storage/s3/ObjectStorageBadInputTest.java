@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.featurestore.FeatureStore;
+import dev.featurestore.InvalidArgumentException;
 import dev.featurestore.ObjectStorage;
 import dev.featurestore.StorageException;
 import dev.featurestore.StorageProvider;
@@ -87,21 +88,22 @@ class ObjectStorageBadInputTest {
   }
 
   @Test
-  void hostileKeys_areRefused() {
-    assertThatThrownBy(() -> ObjectKeys.check("../x")).isInstanceOf(IllegalArgumentException.class)
+  void hostileKeys_areRefusedTyped() {
+    assertThatThrownBy(() -> ObjectStorage.checkKey("../x")).isInstanceOf(InvalidArgumentException.class)
         .hasMessage("Cannot use object key: parent segment: ../x");
-    assertThatThrownBy(() -> ObjectKeys.check("/abs")).hasMessage("Cannot use object key: leading slash: /abs");
-    assertThatThrownBy(() -> ObjectKeys.check("")).hasMessage("Cannot use object key: empty key: ");
-    assertThatThrownBy(() -> ObjectKeys.check("a/../../b")).hasMessage("Cannot use object key: parent segment: a/../../b");
-    assertThatThrownBy(() -> ObjectKeys.check("a/./b")).hasMessage("Cannot use object key: relative segment: a/./b");
-    assertThatThrownBy(() -> ObjectKeys.check("a//b")).hasMessage("Cannot use object key: empty segment: a//b");
-    assertThatThrownBy(() -> ObjectKeys.check("a\nb")).hasMessage("Cannot use object key: control character: a\\u000ab");
-    assertThatThrownBy(() -> ObjectKeys.check("a\\b")).hasMessage("Cannot use object key: backslash: a\\b");
-    assertThatThrownBy(() -> ObjectKeys.resolve("team/", "../other/x"))
+    assertThatThrownBy(() -> ObjectStorage.checkKey("/abs")).hasMessage("Cannot use object key: leading slash: /abs");
+    assertThatThrownBy(() -> ObjectStorage.checkKey("")).hasMessage("Cannot use object key: empty key: ");
+    assertThatThrownBy(() -> ObjectStorage.checkKey("a/../../b")).hasMessage("Cannot use object key: parent segment: a/../../b");
+    assertThatThrownBy(() -> ObjectStorage.checkKey("a/./b")).hasMessage("Cannot use object key: relative segment: a/./b");
+    assertThatThrownBy(() -> ObjectStorage.checkKey("a//b")).hasMessage("Cannot use object key: empty segment: a//b");
+    assertThatThrownBy(() -> ObjectStorage.checkKey("a\nb")).hasMessage("Cannot use object key: control character: a\\u000ab");
+    assertThatThrownBy(() -> ObjectStorage.checkKey("a\\b")).hasMessage("Cannot use object key: backslash: a\\b");
+    assertThatThrownBy(() -> ObjectStorage.checkObjectName("folder/")).isInstanceOf(InvalidArgumentException.class)
+        .hasMessage("Cannot use object name: ends with /, names a folder: folder/");
+    ObjectStorage team = s3.b2ThroughGate().toBuilder().keyPrefix("team").build();
+    assertThatThrownBy(() -> team.key("../other/x")).isInstanceOf(InvalidArgumentException.class)
         .hasMessage("Cannot use object key: parent segment: ../other/x");
-    assertThatThrownBy(() -> ObjectKeys.checkUnder("team/", "other/x"))
-        .hasMessage("Cannot use object key: outside the prefix team/: other/x");
-    assertThat(ObjectKeys.resolve("team/", "raw/file.csv")).isEqualTo("team/raw/file.csv");
-    assertThat(ObjectKeys.check("warehouse/a/b/")).isEqualTo("warehouse/a/b/");
+    assertThat(team.key("raw/file.csv")).isEqualTo("team/raw/file.csv");
+    assertThat(ObjectStorage.checkKey("warehouse/a/b/")).isEqualTo("warehouse/a/b/");
   }
 }

@@ -8,6 +8,7 @@ import dev.featurestore.ExportResult;
 import dev.featurestore.FeatureStore;
 import dev.featurestore.FeatureTable;
 import dev.featurestore.IngestResult;
+import dev.featurestore.InvalidArgumentException;
 import dev.featurestore.InvalidStateException;
 import dev.featurestore.NotFoundException;
 import dev.featurestore.ObjectMetadata;
@@ -100,7 +101,7 @@ class StagingAndExportTest {
     assertThatThrownBy(() -> store.objects().stage("missing.csv").from(root.resolve("nope.csv")).commit())
         .isInstanceOf(NotFoundException.class).hasMessage("Cannot upload file: file does not exist: " + root.resolve("nope.csv"));
     assertThatThrownBy(() -> store.objects().stage("x.csv").partSize(4_999_999))
-        .isInstanceOf(IllegalArgumentException.class)
+        .isInstanceOf(InvalidArgumentException.class)
         .hasMessage("Cannot set part size: expected 5000000 (B2's minimum) to 1 GiB: 4999999");
   }
 
@@ -143,7 +144,7 @@ class StagingAndExportTest {
   @Test
   void stage_thresholdAboveTheLargestSinglePut_isRefused() {
     assertThatThrownBy(() -> store.objects().stage("x.bin").multipartThreshold(5_000_000_001L))
-        .isInstanceOf(IllegalArgumentException.class)
+        .isInstanceOf(InvalidArgumentException.class)
         .hasMessage("Cannot set multipart threshold: expected 0 to 5000000000 (the largest single PUT B2 accepts): 5000000001");
   }
 
@@ -264,7 +265,7 @@ class StagingAndExportTest {
     assertThatThrownBy(() -> table.query().exportToBucket("slice"))
         .isInstanceOf(AlreadyExistsException.class).hasMessage("Cannot export: object already exists: exports/slice.parquet");
     assertThatThrownBy(() -> table.query().exportToBucket("../escape"))
-        .isInstanceOf(IllegalArgumentException.class).hasMessage("Cannot use object key: parent segment: ../escape");
+        .isInstanceOf(InvalidArgumentException.class).hasMessage("Cannot use object key: parent segment: ../escape");
   }
 
   @Test

@@ -1,0 +1,414 @@
+package dev.featurestore.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.featurestore.AlreadyExistsException;
+import dev.featurestore.BloomFilter;
+import dev.featurestore.FeatureStore;
+import dev.featurestore.FeatureStoreException;
+import dev.featurestore.FeatureTable;
+import dev.featurestore.InvalidArgumentException;
+import dev.featurestore.InvalidDataException;
+import dev.featurestore.InvalidStateException;
+import dev.featurestore.ListOptions;
+import dev.featurestore.MaintenancePolicy;
+import dev.featurestore.NotFoundException;
+import dev.featurestore.ObjectBrowser;
+import dev.featurestore.ObjectStorage;
+import dev.featurestore.PartitionSpecBuilder;
+import dev.featurestore.QueryResult;
+import dev.featurestore.SnapshotNotFoundException;
+import dev.featurestore.StorageProvider;
+import dev.featurestore.TableDefinition;
+import dev.featurestore.TableId;
+import dev.featurestore.TableNotFoundException;
+import dev.featurestore.ValidationException;
+import dev.featurestore.core.EntryPointWalk.Row;
+import dev.featurestore.core.storage.s3.S3TestServer;
+import java.io.ByteArrayInputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+import java.util.stream.Stream;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.expressions.Expressions;
+import org.apache.iceberg.types.Types;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestFactory;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.function.Executable;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Walks the public entry points of the api and core with bad arguments: every call must fail with
+ * a {@link FeatureStoreException} subtype whose message reads {@code Cannot ...} on one line, and
+ * a call on a table must leave it as it was (same current snapshot, schema, spec, properties and
+ * refs). One row per call; a new entry point is one line in {@link #rows()}.
+ *
+ * <p>The row kinds are in {@link EntryPointWalk}: {@code null} arguments are programming errors
+ * and throw {@link NullPointerException} naming the parameter (the documented contract, see
+ * {@link InvalidArgumentException}); gap rows are known untyped errors in code another change owns,
+ * skipped with the reason while raw.
+ */
+class PublicEntryPointsTest {
+  @RegisterExtension static S3TestServer s3 = new S3TestServer();
+  @TempDir static Path root;
+  @TempDir static Path s3root;
+
+  static FeatureStore store;
+  static FeatureTable table;
+  static FeatureStore s3store;
+  static FeatureTable s3table;
+  static ObjectBrowser objects;
+  static long first;
+
+  static final Schema SCHEMA = new Schema(
+      Types.NestedField.required(1, "id", Types.LongType.get()),
+      Types.NestedField.optional(2, "ts", Types.TimestampType.withZone()),
+      Types.NestedField.optional(3, "name", Types.StringType.get()),
+      Types.NestedField.optional(4, "score", Types.DoubleType.get()),
+      Types.NestedField.optional(5, "s", Types.StructType.of(
+          Types.NestedField.optional(6, "a", Types.IntegerType.get()),
+          Types.NestedField.optional(7, "b", Types.StringType.get()))));
+
+  @BeforeAll
+  static void open() {
+    store = FeatureStore.openLocal(root);
+    table = store.createTable(TableDefinition.builder("walk.t", SCHEMA).bloomFilter("name", 100).build());
+    table.append(List.of(row(1, "a"), row(2, "b")));
+    first = table.snapshots().current().orElseThrow().snapshotId();
+    table.append(List.of(row(3, "c")));
+    table.snapshots().createTag("v1", first);
+    s3store = FeatureStore.builder().root(s3root).objectStorage(s3.b2ThroughGate()).build();
+    s3table = s3store.createTable(TableDefinition.builder("walk.s3", SCHEMA).build());
+    s3table.append(List.of(row(1, "a")));
+    objects = s3store.objects();
+  }
+
+  @AfterAll
+  static void close() {
+    store.close();
+    s3store.close();
+  }
+
+  static Map<String, Object> row(long id, String name) {
+    return Map.of("id", id, "ts", Instant.parse("2026-01-01T00:00:00Z").plusSeconds(id), "name", name, "score", 0.5);
+  }
+
+  // ---- the rows: one per entry point and bad argument
+
+  static List<Row> rows() {
+    List<Row> rows = new ArrayList<>();
+    // TableId: construction and parse
+    rows.add(bad("TableId dot in a part", InvalidArgumentException.class, () -> TableId.of("a.b", "c")));
+    rows.add(bad("TableId empty namespace", InvalidArgumentException.class, () -> TableId.of("", "c")));
+    rows.add(bad("TableId 300 chars", InvalidArgumentException.class, () -> TableId.of("ns", "x".repeat(300))));
+    rows.add(bad("TableId slash", InvalidArgumentException.class, () -> TableId.parse("ns/x.y")));
+    rows.add(bad("TableId ..", InvalidArgumentException.class, () -> TableId.parse("a..b")));
+    rows.add(bad("TableId NUL", InvalidArgumentException.class, () -> TableId.of("ns", "a\0b")));
+    rows.add(bad("TableId emoji", InvalidArgumentException.class, () -> TableId.of("ns", "feat\uD83D\uDE00")));
+    rows.add(bad("TableId whitespace only", InvalidArgumentException.class, () -> TableId.of("ns", "   ")));
+    rows.add(bad("TableId parse no dot", InvalidArgumentException.class, () -> TableId.parse("nodot")));
+    rows.add(bad("TableId parse three parts", InvalidArgumentException.class, () -> TableId.parse("a.b.c")));
+    rows.add(bad("TableId parse empty", InvalidArgumentException.class, () -> TableId.parse("")));
+    rows.add(EntryPointWalk.nul("TableId null name", () -> TableId.of("ns", null)));
+
+    // FeatureStore
+    rows.add(bad("store.table bad name", InvalidArgumentException.class, () -> store.table("walk.t/x")));
+    rows.add(bad("store.table missing", TableNotFoundException.class, () -> store.table("walk.missing")));
+    rows.add(onStore("store.createTable existing", AlreadyExistsException.class,
+        () -> store.createTable(TableDefinition.builder("walk.t", SCHEMA).build())));
+    rows.add(bad("store.objects on local disk", ValidationException.class, () -> store.objects()));
+    rows.add(bad("store.unwrap unknown type", () -> store.unwrap(StringBuilder.class)));
+    rows.add(EntryPointWalk.nul("store.table null", () -> store.table((TableId) null)));
+
+    // TableDefinition and PartitionSpecBuilder
+    rows.add(onStore("create with partition on unknown column", InvalidArgumentException.class, () -> store.createTable(
+        TableDefinition.builder("walk.x", SCHEMA).partitionBy(s -> PartitionSpecBuilder.of(s).identity("nope").build()).build())));
+    rows.add(onStore("create with bad location", () -> store.createTable(
+        TableDefinition.builder("walk.x", SCHEMA).location("ftp://elsewhere/x").build())));
+    rows.add(bad("definition bloom unknown column", () -> TableDefinition.builder("walk.x", SCHEMA).bloomFilter("nope", 10)));
+    rows.add(bad("definition bloom negative ndv", () -> TableDefinition.builder("walk.x", SCHEMA).bloomFilter("name", -1)));
+    rows.add(bad("definition format version 9", () -> TableDefinition.builder("walk.x", SCHEMA).formatVersion(9)));
+    rows.add(bad("definition bad id", () -> TableDefinition.builder("walk", SCHEMA)));
+    rows.add(bad("partition unknown column", InvalidArgumentException.class, () -> PartitionSpecBuilder.of(SCHEMA).identity("nope")));
+    rows.add(bad("partition day on long", InvalidArgumentException.class, () -> PartitionSpecBuilder.of(SCHEMA).day("id")));
+    rows.add(bad("partition truncate on double", InvalidArgumentException.class,
+        () -> PartitionSpecBuilder.of(SCHEMA).truncate("score", 4)));
+    rows.add(bad("partition bucket 0", InvalidArgumentException.class, () -> PartitionSpecBuilder.of(SCHEMA).bucket("id", 0)));
+    rows.add(bad("partition truncate -1", InvalidArgumentException.class, () -> PartitionSpecBuilder.of(SCHEMA).truncate("name", -1)));
+    rows.add(bad("partition blank name", InvalidArgumentException.class, () -> PartitionSpecBuilder.of(SCHEMA).identity("id", " ")));
+    rows.add(bad("partition duplicate name", InvalidArgumentException.class,
+        () -> PartitionSpecBuilder.of(SCHEMA).identity("id").bucket("name", 4, "id")));
+    rows.add(bad("partition struct column", InvalidArgumentException.class, () -> PartitionSpecBuilder.of(SCHEMA).identity("s")));
+    rows.add(bad("partition redundant time transform (Iceberg's check)", InvalidArgumentException.class,
+        () -> PartitionSpecBuilder.of(SCHEMA).day("ts").hour("ts")));
+
+    // BloomFilter
+    rows.add(bad("bloom create negative items", InvalidArgumentException.class, () -> BloomFilter.create(-1, 0.01)));
+    rows.add(bad("bloom create fpp 0", InvalidArgumentException.class, () -> BloomFilter.create(10, 0.0)));
+    rows.add(bad("bloom create fpp NaN", InvalidArgumentException.class, () -> BloomFilter.create(10, Double.NaN)));
+    rows.add(bad("bloom ofSize too big", InvalidArgumentException.class, () -> BloomFilter.ofSize(Integer.MAX_VALUE)));
+    rows.add(bad("bloom fromBytes 33", InvalidArgumentException.class, () -> BloomFilter.fromBytes(new byte[33])));
+    rows.add(bad("bloom expectedFpp size 8", InvalidArgumentException.class, () -> BloomFilter.expectedFpp(8, 1)));
+    rows.add(bad("bloom merge sizes differ", InvalidArgumentException.class,
+        () -> BloomFilter.ofSize(32).merge(BloomFilter.ofSize(64))));
+
+    // MaintenancePolicy and ListOptions
+    rows.add(bad("policy retain 0", InvalidArgumentException.class, () -> MaintenancePolicy.builder().retainLastSnapshots(0)));
+    rows.add(bad("policy negative age", InvalidArgumentException.class,
+        () -> MaintenancePolicy.builder().maxSnapshotAge(Duration.ofSeconds(-1))));
+    rows.add(bad("policy orphan window 10s", InvalidArgumentException.class,
+        () -> MaintenancePolicy.builder().orphanSafetyWindow(Duration.ofSeconds(10))));
+    rows.add(bad("list page size 0", InvalidArgumentException.class, () -> ListOptions.prefix("").pageSize(0)));
+    rows.add(bad("list page size 1001", InvalidArgumentException.class, () -> ListOptions.prefix("").pageSize(1001)));
+    rows.add(bad("list empty delimiter", InvalidArgumentException.class, () -> ListOptions.prefix("").delimiter("")));
+
+    // ObjectStorage builder
+    rows.add(bad("storage bucket too short", InvalidArgumentException.class, () -> ObjectStorage.builder(StorageProvider.B2).bucket("x")));
+    rows.add(bad("storage bad region", InvalidArgumentException.class,
+        () -> ObjectStorage.builder(StorageProvider.B2).region("US WEST")));
+    rows.add(bad("storage blank key id", InvalidArgumentException.class,
+        () -> ObjectStorage.builder(StorageProvider.B2).credentials(" ", "k")));
+    rows.add(bad("storage key prefix ..", InvalidArgumentException.class,
+        () -> ObjectStorage.builder(StorageProvider.B2).keyPrefix("../x")));
+    rows.add(bad("storage key prefix NUL", InvalidArgumentException.class,
+        () -> ObjectStorage.builder(StorageProvider.B2).keyPrefix("a\0b")));
+    rows.add(bad("storage build without bucket", ValidationException.class, () -> ObjectStorage.builder(StorageProvider.B2).build()));
+    rows.add(bad("storage B2 without region", ValidationException.class,
+        () -> ObjectStorage.builder(StorageProvider.B2).bucket("my-bucket").credentials("k", "s").build()));
+    rows.add(bad("storage from empty environment", ValidationException.class, () -> ObjectStorage.fromEnvironment(Map.of())));
+    rows.add(EntryPointWalk.gap("storage endpoint ftp", "ObjectStorage endpoint code (h3-secrets)",
+        () -> ObjectStorage.builder(StorageProvider.B2).endpoint("ftp://host")));
+
+    // FeatureStoreConfig.Builder (h3-secrets splits the file: reported, not changed here)
+    rows.add(EntryPointWalk.gap("config without root", "FeatureStoreConfig (h3-secrets)", () -> FeatureStore.builder().config()));
+    rows.add(EntryPointWalk.gap("config cold cache 0", "FeatureStoreConfig (h3-secrets)", () -> FeatureStore.builder().coldCache(root, 0)));
+    rows.add(EntryPointWalk.gap("config REST thrift", "FeatureStoreConfig (h3-secrets)", () -> FeatureStore.builder().restCatalog("thrift://h:1")));
+    rows.add(EntryPointWalk.gap("config JDBC not jdbc", "FeatureStoreConfig (h3-secrets)",
+        () -> FeatureStore.builder().jdbcCatalog("postgres://h/db", "u", "p")));
+    rows.add(EntryPointWalk.gap("config busy timeout negative", "FeatureStoreConfig (h3-secrets)",
+        () -> FeatureStore.builder().busyTimeout(Duration.ofSeconds(-1))));
+    rows.add(EntryPointWalk.gap("config commit retries -1", "FeatureStoreConfig (h3-secrets)", () -> FeatureStore.builder().commitRetries(-1)));
+    rows.add(EntryPointWalk.gap("config format version 9", "FeatureStoreConfig (h3-secrets)", () -> FeatureStore.builder().defaultFormatVersion(9)));
+    rows.add(EntryPointWalk.gap("config blank warehouse", "FeatureStoreConfig (h3-secrets)", () -> FeatureStore.builder().warehouseLocation(" ")));
+
+    // Ingest
+    rows.add(onTable("ingest unknown column", InvalidDataException.class, t -> t.append(List.of(Map.of("id", 9L, "nope", 1)))));
+    rows.add(onTable("ingest wrong type", InvalidDataException.class, t -> t.append(List.of(Map.of("id", "abc")))));
+    rows.add(onTable("ingest missing required", InvalidDataException.class, t -> t.append(List.of(Map.of("name", "x")))));
+    rows.add(onTable("ingest negative synthetic", InvalidArgumentException.class, t -> t.ingest().synthetic(-1, 1)));
+    rows.add(onTable("ingest listener every 0", InvalidArgumentException.class, t -> t.ingest().listener(p -> { }, 0)));
+    rows.add(onTable("ingest reserved property", InvalidArgumentException.class,
+        t -> t.ingest().snapshotProperty("featurestore.ingest.id", "x")));
+    rows.add(onTable("ingest blank branch", InvalidArgumentException.class, t -> t.ingest().toBranch(" ")));
+    rows.add(onTable("ingest no source", InvalidStateException.class, t -> t.ingest().commit()));
+    rows.add(onTable("ingest missing file", NotFoundException.class, t -> t.ingest().csv(root.resolve("nope.csv")).commit()));
+    rows.add(onTable("ingest object on local store", t -> t.ingest().csvObject("raw/x.csv").commit()));
+    rows.add(onTable("ingest object key ..", InvalidArgumentException.class, t -> t.ingest().csvObject("../x.csv")));
+
+    // Schema evolution
+    rows.add(onTable("schema add existing", t -> t.evolveSchema().addColumn("name", Types.StringType.get(), null).commit()));
+    rows.add(onTable("schema rename unknown", t -> t.evolveSchema().renameColumn("nope", "x").commit()));
+    rows.add(onTable("schema widen string to long", t -> t.evolveSchema().widenColumn("name", Types.LongType.get()).commit()));
+    rows.add(onTable("schema drop unknown", t -> t.evolveSchema().dropColumn("nope").commit()));
+    rows.add(onTable("schema optional unknown", t -> t.evolveSchema().makeOptional("nope").commit()));
+
+    // Snapshots and refs
+    rows.add(onTable("snapshot missing", SnapshotNotFoundException.class, t -> t.snapshots().snapshot(12345)));
+    rows.add(onTable("snapshot as of epoch", NotFoundException.class, t -> t.snapshots().snapshotAsOf(Instant.EPOCH)));
+    rows.add(onTable("rollback missing", SnapshotNotFoundException.class, t -> t.snapshots().rollbackTo(12345)));
+    rows.add(onTable("set current missing", SnapshotNotFoundException.class, t -> t.snapshots().setCurrent(12345)));
+    rows.add(onTable("tag blank name", t -> t.snapshots().createTag(" ", first)));
+    rows.add(onTable("tag missing snapshot", t -> t.snapshots().createTag("t2", 12345)));
+    rows.add(onTable("tag existing", t -> t.snapshots().createTag("v1", first)));
+    rows.add(onTable("branch blank name", t -> t.snapshots().createBranch("", first)));
+    rows.add(onTable("rename main", t -> t.snapshots().renameBranch("main", "x")));
+    rows.add(onTable("rename to blank", t -> t.snapshots().renameBranch("v1", " ")));
+    rows.add(onTable("remove missing tag", t -> t.snapshots().removeTag("nope")));
+    rows.add(onTable("remove main", t -> t.snapshots().removeBranch("main")));
+    rows.add(onTable("fast forward missing", t -> t.snapshots().fastForward("nope", "main")));
+    rows.add(onTable("cherry pick missing", t -> t.snapshots().cherryPick(12345)));
+    rows.add(onTable("min snapshots 0", InvalidArgumentException.class, t -> t.snapshots().setMinSnapshotsToKeep("main", 0)));
+    rows.add(onTable("max snapshot age negative", InvalidArgumentException.class,
+        t -> t.snapshots().setMaxSnapshotAge("main", Duration.ofSeconds(-1))));
+    rows.add(onTable("max ref age zero", InvalidArgumentException.class, t -> t.snapshots().setMaxRefAge("v1", Duration.ZERO)));
+    rows.add(onTable("diff missing", t -> t.snapshots().diff(12345, first)));
+
+    // Queries and exports
+    rows.add(onTable("query missing snapshot", SnapshotNotFoundException.class, t -> t.query().asOfSnapshot(12345).count()));
+    rows.add(onTable("query missing ref", t -> t.query().atRef("nope").count()));
+    rows.add(onTable("query before first snapshot", t -> t.query().asOf(Instant.EPOCH).count()));
+    rows.add(onTable("query unknown column", t -> t.query().select("nope").count()));
+    rows.add(onTable("query filter unknown column", t -> t.query().filter(Expressions.equal("nope", 1)).count()));
+    rows.add(onTable("query filter wrong type", t -> t.query().filter(Expressions.equal("id", "abc")).count()));
+    rows.add(onTable("query nested filter on partial column", InvalidArgumentException.class,
+        t -> t.query().select("id", "s.a").filter(Expressions.equal("s.b", "x")).count()));
+    rows.add(onTable("row unknown column", InvalidArgumentException.class, t -> {
+      try (QueryResult result = t.query().execute()) {
+        result.iterator().next().get("nope");
+      }
+    }));
+    rows.add(onTable("result iterated twice", InvalidStateException.class, t -> {
+      try (QueryResult result = t.query().execute()) {
+        result.iterator();
+        result.iterator();
+      }
+    }));
+    rows.add(onTable("export to existing file", AlreadyExistsException.class, t -> t.query().exportParquet(existingFile())));
+    rows.add(onTable("export to bucket on local store", t -> t.query().exportToBucket("slice")));
+    rows.add(onTable("explain pruning missing snapshot", t -> t.explainPruning(Expressions.alwaysTrue(), 12345)));
+    rows.add(onTable("explain pruning unknown column", t -> t.explainPruning(Expressions.equal("nope", 1))));
+    rows.add(onTable("partition path of wrong arity", t -> t.partitionPathOf(List.of(1, 2))));
+    rows.add(onTable("unwrap unknown type", InvalidArgumentException.class, t -> t.unwrap(StringBuilder.class)));
+
+    // Maintenance and tiering
+    rows.add(onTable("expire nothing selected", InvalidArgumentException.class, t -> t.maintenance().expireSnapshots().execute()));
+    rows.add(onTable("expire retain 0", InvalidArgumentException.class, t -> t.maintenance().expireSnapshots().retainLast(0)));
+    rows.add(onTable("expire missing snapshot", t -> t.maintenance().expireSnapshots().expireSnapshotId(12345).execute()));
+    rows.add(onTable("orphans negative window", InvalidArgumentException.class,
+        t -> t.maintenance().removeOrphanFiles().olderThan(Duration.ofSeconds(-1))));
+    rows.add(onTable("orphans window below minimum", InvalidArgumentException.class,
+        t -> t.maintenance().removeOrphanFiles().olderThan(Duration.ofSeconds(10)).execute()));
+    rows.add(onTable("compact target 0", InvalidArgumentException.class, t -> t.maintenance().compact().targetFileSizeBytes(0)));
+    rows.add(onTable("compact threshold 0", InvalidArgumentException.class, t -> t.maintenance().compact().smallFileThresholdBytes(0)));
+    rows.add(onTable("compact min inputs 0", InvalidArgumentException.class, t -> t.maintenance().compact().minInputFiles(0)));
+    rows.add(onTable("compact filter unknown column", t -> t.maintenance().compact().filter(Expressions.equal("nope", 1)).execute()));
+    rows.add(onTable("tier negative age", InvalidArgumentException.class, t -> t.tiering().olderThan(Duration.ofSeconds(-1))));
+    rows.add(onTable("tier files per commit 0", InvalidArgumentException.class, t -> t.tiering().filesPerCommit(0)));
+    rows.add(onTable("tier without cold storage", t -> t.tiering().olderThan(Duration.ZERO).execute()));
+
+    // Partition evolution and bloom filters
+    rows.add(onTable("evolve spec unknown column", t -> t.evolvePartitionSpec().identity("nope").commit()));
+    rows.add(onTable("evolve spec bucket 0", t -> t.evolvePartitionSpec().bucket("id", 0).commit()));
+    rows.add(onTable("evolve spec day on long", t -> t.evolvePartitionSpec().day("id").commit()));
+    rows.add(onTable("evolve spec remove unknown", t -> t.evolvePartitionSpec().removeField("nope").commit()));
+    rows.add(onTable("bloom enable unknown", t -> t.updateBloomFilters().enable("nope", 10).commit()));
+    rows.add(onTable("bloom enable ndv -1", t -> t.updateBloomFilters().enable("id", -1).commit()));
+    rows.add(onTable("bloom enable fpp 1.5", t -> t.updateBloomFilters().enable("id", 10, 1.5).commit()));
+
+    // Point lookups (NaN keys: h3-nan)
+    rows.add(onTable("lookup unknown key column", InvalidArgumentException.class, t -> t.lookup("nope")));
+    rows.add(onTable("lookup struct key column", InvalidArgumentException.class, t -> t.lookup("s")));
+    rows.add(onTable("lookup latestBy unknown", InvalidArgumentException.class, t -> t.lookup("id").latestBy("nope")));
+    rows.add(onTable("lookup select nothing", InvalidArgumentException.class, t -> t.lookup("id").select()));
+    rows.add(onTable("lookup no keys", InvalidArgumentException.class, t -> t.lookup("id").getAll(List.of())));
+    rows.add(onTable("lookup atOrBefore without latestBy", InvalidArgumentException.class,
+        t -> t.lookup("id").atOrBefore(Instant.now()).get(1L)));
+    rows.add(onTable("lookup latestBy not a time", InvalidArgumentException.class,
+        t -> t.lookup("id").latestBy("score").atOrBefore(Instant.now()).get(1L)));
+    rows.add(onTable("lookup missing snapshot", SnapshotNotFoundException.class, t -> t.lookup("id").asOfSnapshot(12345).get(1L)));
+    rows.add(onTable("lookup wrong key type", t -> t.lookup("id").get("abc")));
+
+    // Object browser: every call with a bad key, then the call's own arguments
+    for (String key : List.of("", "/abs", "../x", "a//b", "a/./b", "a\\b", "a\u0000b", "k".repeat(1025))) {
+      String shown = key.length() > 20 ? key.length() + " chars" : key;
+      if (!key.isEmpty()) { // an empty prefix lists everything
+        rows.add(bad("objects.list " + shown, InvalidArgumentException.class, () -> objects.list(ListOptions.prefix(key + "x/"))));
+        rows.add(bad("objects.listAll " + shown, InvalidArgumentException.class, () -> objects.listAll(key + "x/")));
+      }
+      rows.add(bad("objects.head " + shown, InvalidArgumentException.class, () -> objects.head(key)));
+      rows.add(bad("objects.get " + shown, InvalidArgumentException.class, () -> objects.get(key)));
+      rows.add(bad("objects.getRange " + shown, InvalidArgumentException.class, () -> objects.get(key, 0, 1)));
+      rows.add(bad("objects.firstBytes " + shown, InvalidArgumentException.class, () -> objects.firstBytes(key, 1)));
+      rows.add(bad("objects.preview " + shown, InvalidArgumentException.class, () -> objects.preview(key, 1)));
+      rows.add(bad("objects.metadata " + shown, InvalidArgumentException.class, () -> objects.metadata(key)));
+      rows.add(bad("objects.presign " + shown, InvalidArgumentException.class, () -> objects.presignedGet(key, Duration.ofHours(1))));
+      rows.add(bad("objects.delete " + shown, InvalidArgumentException.class, () -> objects.delete(key, true)));
+      rows.add(bad("objects.stage " + shown, InvalidArgumentException.class, () -> objects.stage(key)));
+      rows.add(onS3Table("ingest object " + shown, InvalidArgumentException.class, t -> t.ingest().parquetObject(key)));
+      rows.add(onS3Table("export to bucket " + shown, InvalidArgumentException.class, t -> t.query().exportToBucket(key)));
+    }
+    rows.add(bad("objects.stage folder name", InvalidArgumentException.class, () -> objects.stage("dir/")));
+    rows.add(onS3Table("export to bucket folder name", InvalidArgumentException.class, t -> t.query().exportToBucket("dir/")));
+    rows.add(bad("objects.get negative offset", InvalidArgumentException.class, () -> objects.get("raw/x", -1, 1)));
+    rows.add(bad("objects.get zero length", InvalidArgumentException.class, () -> objects.get("raw/x", 0, 0)));
+    rows.add(bad("objects.firstBytes 0", InvalidArgumentException.class, () -> objects.firstBytes("raw/x", 0)));
+    rows.add(bad("objects.firstBytes 2 MiB", InvalidArgumentException.class, () -> objects.firstBytes("raw/x", 2 << 20)));
+    rows.add(bad("objects.preview 0 rows", InvalidArgumentException.class, () -> objects.preview("raw/x.csv", 0)));
+    rows.add(bad("objects.preview unknown format", ValidationException.class, () -> objects.preview("raw/x.bin", 1)));
+    rows.add(bad("objects.presign zero", InvalidArgumentException.class, () -> objects.presignedGet("raw/x", Duration.ZERO)));
+    rows.add(bad("objects.presign negative", InvalidArgumentException.class,
+        () -> objects.presignedGet("raw/x", Duration.ofSeconds(-5))));
+    rows.add(bad("objects.presign above 7 days", InvalidArgumentException.class,
+        () -> objects.presignedGet("raw/x", Duration.ofDays(7).plusSeconds(1))));
+    rows.add(bad("objects.delete warehouse without force", ValidationException.class, () -> objects.delete("warehouse/x")));
+    rows.add(bad("objects.head missing", NotFoundException.class, () -> objects.head("raw/missing")));
+    rows.add(bad("objects.stage part size 1", InvalidArgumentException.class, () -> objects.stage("x.csv").partSize(1)));
+    rows.add(bad("objects.stage threshold -1", InvalidArgumentException.class, () -> objects.stage("x.csv").multipartThreshold(-1)));
+    rows.add(bad("objects.stage content type newline", InvalidArgumentException.class,
+        () -> objects.stage("x.csv").contentType("text/csv\n")));
+    rows.add(bad("objects.stage metadata name", InvalidArgumentException.class, () -> objects.stage("x.csv").metadata("a b", "v")));
+    rows.add(bad("objects.stage metadata value", InvalidArgumentException.class,
+        () -> objects.stage("x.csv").metadata("a", "caf\u00e9")));
+    rows.add(bad("objects.stage no source", InvalidStateException.class, () -> objects.stage("x.csv").commit()));
+    rows.add(bad("objects.stage two sources", InvalidStateException.class,
+        () -> objects.stage("x.csv").from(new ByteArrayInputStream(new byte[1])).from(root.resolve("x"))));
+    rows.add(onS3Table("ingest missing object", NotFoundException.class, t -> t.ingest().csvObject("raw/missing.csv").commit()));
+    return rows;
+  }
+
+  static Path existingFile() {
+    try {
+      return Files.write(Files.createTempFile(root, "exists", ".parquet"), new byte[] {1});
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  @TestFactory
+  Stream<DynamicTest> everyEntryPoint_failsTypedWithACannotMessage() {
+    return EntryPointWalk.tests(rows());
+  }
+
+  @Test
+  void tableIdMessages_nameThePartAndShowTheValueEscaped() {
+    assertThatThrownBy(() -> TableId.of("ns", "a\0b"))
+        .hasMessage("Cannot use table name: expected letters, digits and underscores, starting with a letter or underscore: 'a\\u0000b'");
+    assertThatThrownBy(() -> TableId.of("", "c")).hasMessage("Cannot use table namespace: is empty: ''");
+    assertThatThrownBy(() -> TableId.of("ns", "x".repeat(300)))
+        .hasMessageStartingWith("Cannot use table name: longer than 128 characters (300): 'xxx");
+    assertThatThrownBy(() -> TableId.parse("a\nb")).hasMessage("Cannot parse table id: expected namespace.name: 'a\\u000ab'");
+    assertThat(TableId.parse("features.feature_events")).isEqualTo(TableId.of("features", "feature_events"));
+    assertThat(TableId.of("_n", "x".repeat(128)).name()).hasSize(128);
+  }
+
+  // ---- the fixtures the rows run against
+
+  static Row bad(String name, Executable call) {
+    return EntryPointWalk.bad(name, call);
+  }
+
+  static Row bad(String name, Class<? extends FeatureStoreException> type, Executable call) {
+    return EntryPointWalk.bad(name, type, call);
+  }
+
+  static Row onStore(String name, Executable call) {
+    return onStore(name, FeatureStoreException.class, call);
+  }
+
+  static Row onStore(String name, Class<? extends FeatureStoreException> type, Executable call) {
+    return EntryPointWalk.onStore(name, type, store, call);
+  }
+
+  static Row onTable(String name, Consumer<FeatureTable> call) {
+    return onTable(name, FeatureStoreException.class, call);
+  }
+
+  static Row onTable(String name, Class<? extends FeatureStoreException> type, Consumer<FeatureTable> call) {
+    return EntryPointWalk.onTable(name, type, store, TableId.parse("walk.t"), call);
+  }
+
+  static Row onS3Table(String name, Class<? extends FeatureStoreException> type, Consumer<FeatureTable> call) {
+    return EntryPointWalk.onTable(name, type, s3store, TableId.parse("walk.s3"), call);
+  }
+}
