@@ -8,6 +8,8 @@ import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.io.InputFile;
 import org.apache.iceberg.io.OutputFile;
 import org.apache.iceberg.io.PositionOutputStream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Wraps the table's FileIO for one ingest's data writers: remembers every data file location
@@ -16,6 +18,7 @@ import org.apache.iceberg.io.PositionOutputStream;
  */
 final class TrackingFileIO implements FileIO {
   private static final long serialVersionUID = 1L;
+  private static final Logger LOG = LoggerFactory.getLogger(TrackingFileIO.class);
 
   private final transient FileIO delegate;
   private final List<String> created = new ArrayList<>();
@@ -28,6 +31,20 @@ final class TrackingFileIO implements FileIO {
 
   synchronized List<String> createdLocations() {
     return List.copyOf(created);
+  }
+
+  /**
+   * Deletes every data file this FileIO created, finished or not (after a failed or empty
+   * ingest); a file that cannot be deleted is logged and left.
+   */
+  void deleteCreatedFiles(Object table) {
+    for (String location : createdLocations()) {
+      try {
+        delegate.deleteFile(location);
+      } catch (RuntimeException e) {
+        LOG.warn("Cannot delete data file of failed ingest into {}: {}", table, location, e);
+      }
+    }
   }
 
   long filesCompleted() {
