@@ -26,7 +26,7 @@ import org.apache.iceberg.io.SupportsPrefixOperations;
  * ({@code s3://<cold bucket>/<prefix>warehouse/}, {@code s3a://} too) to the cold bucket's FileIO and
  * everything else to the hot FileIO (local disk or the warehouse bucket).
  *
- * <p>Cold reads go through a size-bounded local {@link FileCache} of whole files: data files are
+ * <p>Cold reads go through a size-bounded local {@link LocalFileCache} of whole files: data files are
  * immutable, so a cached copy never goes stale. A hot location under the hot warehouse whose file
  * is gone (moved to cold by tiering; older snapshots still name the hot path) is read from its
  * cold counterpart, at the same path relative to the warehouse. Metadata is always written hot.
@@ -41,10 +41,10 @@ public final class TieredFileIO implements SupportsPrefixOperations, SupportsBul
   private final String hotWarehouse;
   private final boolean hotIsLocal;
   private final String coldWarehouse;
-  private final transient FileCache cache;
+  private final transient LocalFileCache cache;
   private final transient ExecutorService fetchers;
 
-  private TieredFileIO(FileIO hot, FileIO cold, String hotWarehouse, String coldWarehouse, FileCache cache,
+  private TieredFileIO(FileIO hot, FileIO cold, String hotWarehouse, String coldWarehouse, LocalFileCache cache,
       ExecutorService fetchers) {
     this.hot = hot;
     this.cold = cold;
@@ -77,7 +77,7 @@ public final class TieredFileIO implements SupportsPrefixOperations, SupportsBul
       return t;
     });
     try {
-      FileCache cache = new FileCache(cacheDirectory.toAbsolutePath().normalize(), maxCacheBytes, fetchers);
+      LocalFileCache cache = new LocalFileCache(cacheDirectory.toAbsolutePath().normalize(), maxCacheBytes, fetchers);
       return new TieredFileIO(hot, cold, hotWarehouse, coldWarehouse, cache, fetchers);
     } catch (RuntimeException e) {
       fetchers.shutdownNow();
@@ -127,7 +127,7 @@ public final class TieredFileIO implements SupportsPrefixOperations, SupportsBul
   }
 
   /** The cold cache's statistics. */
-  public FileCache.Stats cacheStats() {
+  public LocalFileCache.Stats cacheStats() {
     return cache.stats();
   }
 
@@ -145,7 +145,7 @@ public final class TieredFileIO implements SupportsPrefixOperations, SupportsBul
    * @throws IllegalArgumentException if a location is not in the cold bucket
    * @throws dev.featurestore.StorageException if a file cannot be fetched; nothing is held then
    */
-  public FileCache.Lease leaseCold(List<String> coldLocations) {
+  public LocalFileCache.Lease leaseCold(List<String> coldLocations) {
     for (String location : coldLocations) {
       if (!isCold(location)) {
         throw new IllegalArgumentException("Cannot lease cold file: not in the cold bucket: " + location);
@@ -297,7 +297,7 @@ public final class TieredFileIO implements SupportsPrefixOperations, SupportsBul
 
     @Override
     public SeekableInputStream newStream() {
-      FileCache.Lease lease = cache.acquire(List.of(location), cold);
+      LocalFileCache.Lease lease = cache.acquire(List.of(location), cold);
       try {
         Path path = lease.path(location);
         SeekableInputStream local = new LocalInputFile(location, path, -1).newStream();
@@ -368,9 +368,9 @@ public final class TieredFileIO implements SupportsPrefixOperations, SupportsBul
   /** A stream over a cached file that releases the file for eviction when closed. */
   private static final class LeasedStream extends SeekableInputStream implements RangeReadable {
     private final SeekableInputStream in;
-    private final FileCache.Lease lease;
+    private final LocalFileCache.Lease lease;
 
-    LeasedStream(SeekableInputStream in, FileCache.Lease lease) {
+    LeasedStream(SeekableInputStream in, LocalFileCache.Lease lease) {
       this.in = in;
       this.lease = lease;
     }
