@@ -1,5 +1,6 @@
 package dev.featurestore.core.ingest;
 
+import dev.featurestore.core.storage.ForwardingPositionOutputStream;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -90,35 +91,12 @@ final class TrackingFileIO implements FileIO {
   }
 
   private PositionOutputStream counted(PositionOutputStream out) {
-    return new PositionOutputStream() {
-      private boolean closed;
-
-      @Override
-      public long getPos() throws IOException {
-        return out.getPos();
-      }
-
-      @Override
-      public void write(int b) throws IOException {
-        out.write(b);
-      }
-
-      @Override
-      public void write(byte[] b, int off, int len) throws IOException {
-        out.write(b, off, len);
-      }
-
-      @Override
-      public void flush() throws IOException {
-        out.flush();
-      }
-
+    return new ForwardingPositionOutputStream(out) {
       @Override
       public void close() throws IOException {
-        if (!closed) {
-          long length = out.getPos();
-          out.close();
-          closed = true;
+        if (!isClosed()) {
+          long length = getPos();
+          super.close();
           filesCompleted.incrementAndGet();
           bytesCompleted.addAndGet(length);
         }

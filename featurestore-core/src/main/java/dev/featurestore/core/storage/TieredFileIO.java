@@ -16,7 +16,6 @@ import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.io.FileInfo;
 import org.apache.iceberg.io.InputFile;
 import org.apache.iceberg.io.OutputFile;
-import org.apache.iceberg.io.RangeReadable;
 import org.apache.iceberg.io.SeekableInputStream;
 import org.apache.iceberg.io.SupportsBulkOperations;
 import org.apache.iceberg.io.SupportsPrefixOperations;
@@ -366,59 +365,18 @@ public final class TieredFileIO implements SupportsPrefixOperations, SupportsBul
   }
 
   /** A stream over a cached file that releases the file for eviction when closed. */
-  private static final class LeasedStream extends SeekableInputStream implements RangeReadable {
-    private final SeekableInputStream in;
+  private static final class LeasedStream extends ForwardingSeekableInputStream {
     private final LocalFileCache.Lease lease;
 
     LeasedStream(SeekableInputStream in, LocalFileCache.Lease lease) {
-      this.in = in;
+      super(in);
       this.lease = lease;
-    }
-
-    @Override
-    public long getPos() throws IOException {
-      return in.getPos();
-    }
-
-    @Override
-    public void seek(long newPos) throws IOException {
-      in.seek(newPos);
-    }
-
-    @Override
-    public int read() throws IOException {
-      return in.read();
-    }
-
-    @Override
-    public int read(byte[] b, int off, int len) throws IOException {
-      return in.read(b, off, len);
-    }
-
-    @Override
-    public long skip(long n) throws IOException {
-      return in.skip(n);
-    }
-
-    @Override
-    public int available() throws IOException {
-      return in.available();
-    }
-
-    @Override
-    public void readFully(long position, byte[] buffer, int offset, int length) throws IOException {
-      ((RangeReadable) in).readFully(position, buffer, offset, length);
-    }
-
-    @Override
-    public int readTail(byte[] buffer, int offset, int length) throws IOException {
-      return ((RangeReadable) in).readTail(buffer, offset, length);
     }
 
     @Override
     public void close() throws IOException {
       try {
-        in.close();
+        super.close();
       } finally {
         lease.close();
       }
