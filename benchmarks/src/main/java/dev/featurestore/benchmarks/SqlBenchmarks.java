@@ -9,7 +9,6 @@ import dev.featurestore.duckdb.DuckQueries;
 import dev.featurestore.duckdb.SqlEngine;
 import dev.featurestore.duckdb.SqlResult;
 import dev.featurestore.duckdb.SqlStats;
-import dev.featurestore.duckdb.TableVersion;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -37,7 +36,7 @@ import org.apache.iceberg.io.CloseableIterable;
  * The SQL benchmarks: one GROUP BY ({@code entity_id, count(*), sum(feature_a), max(feature_b)},
  * 100,000 groups) over a {@code -Drows=} (10,000,000) row snapshot of feature_events (partitioned
  * by day, written once per run by the synthetic ingest), through the DuckDB adapter
- * ({@code sql.query(...).table("ev", TableVersion.of(table))}, every result row read as a
+ * ({@code sql.query(...).table("ev", table.query())}, every result row read as a
  * {@link Row}) against a baseline in the same process. Every round checks that both sides gave
  * the same answer ({@link GroupAnswer}).
  *
@@ -271,7 +270,7 @@ final class SqlBenchmarks {
   /** Our path: the GROUP BY through the adapter, every row read as a {@link Row}. */
   static GroupAnswer ours(SqlEngine sql, FeatureTable table, SqlStats[] stats) {
     GroupAnswer answer = new GroupAnswer();
-    try (SqlResult result = sql.query(groupBy("ev")).table("ev", TableVersion.of(table)).execute()) {
+    try (SqlResult result = sql.query(groupBy("ev")).table("ev", table.query()).execute()) {
       for (Row row : result) {
         answer.add((Long) row.get(0), ((Number) row.get(1)).longValue(), (Double) row.get(2), (Double) row.get(3));
       }

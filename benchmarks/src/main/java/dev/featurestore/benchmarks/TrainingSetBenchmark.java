@@ -7,7 +7,6 @@ import dev.featurestore.TableDefinition;
 import dev.featurestore.TableId;
 import dev.featurestore.duckdb.SqlEngine;
 import dev.featurestore.duckdb.SqlExport;
-import dev.featurestore.duckdb.TableVersion;
 import dev.featurestore.duckdb.TrainingSet;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -78,8 +77,8 @@ final class TrainingSetBenchmark {
       Duration ttl = Duration.ofHours(ttlHours);
       try (SqlEngine sql = SqlBenchmarks.engine(store, settings); Connection duck = SqlBenchmarks.plainDuck(settings)) {
         TrainingSet set = sql.trainingSet()
-            .labels(TableVersion.of(labels), "entity_id", "label_time")
-            .features("ev", TableVersion.of(features), "entity_id", "event_time", ttl, "feature_a", "feature_b")
+            .labels(labels.query(), "entity_id", "label_time")
+            .features("ev", features.query(), "entity_id", "event_time", ttl, "feature_a", "feature_b")
             .build();
         long[] rows = new long[2];
         Harness.Medians medians = Harness.alternate(NAME, "ms", warmups, iterations, i -> {

@@ -10,7 +10,6 @@ import dev.featurestore.duckdb.SqlEngine;
 import dev.featurestore.duckdb.SqlRefusedException;
 import dev.featurestore.duckdb.SqlResult;
 import dev.featurestore.duckdb.TableScanStats;
-import dev.featurestore.duckdb.TableVersion;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -43,12 +42,12 @@ public final class SqlQueryExample {
       long after = second.snapshotId().getAsLong();
       System.out.println("snapshots: " + before + " (20000 rows), " + after + " (+10000 rows)");
 
-      // the same SQL at each snapshot: only the TableVersion changes
+      // the same SQL at each snapshot: only the TimeTravelQuery changes
       String aggregate = "SELECT count(*) AS n, count(DISTINCT entity_id) AS entities, "
           + "round(avg(feature_a), 4) AS avg_a FROM ev";
       for (long snapshot : new long[] {before, after}) {
         Map<String, Object> row = sql.query(aggregate)
-            .table("ev", TableVersion.of(events).asOfSnapshot(snapshot))
+            .table("ev", events.query().asOfSnapshot(snapshot))
             .toList().get(0);
         System.out.println("at snapshot " + snapshot + ": " + row);
       }
@@ -56,8 +55,8 @@ public final class SqlQueryExample {
       // both versions in one query: what did the second commit add?
       try (SqlResult result = sql.query("""
               SELECT count(*) AS added FROM (SELECT * FROM after EXCEPT ALL SELECT * FROM before)""")
-          .table("before", TableVersion.of(events).asOfSnapshot(before))
-          .table("after", TableVersion.of(events).asOfSnapshot(after))
+          .table("before", events.query().asOfSnapshot(before))
+          .table("after", events.query().asOfSnapshot(after))
           .execute()) {
         System.out.println("rows added by the second commit: " + result.toList().get(0).get("added"));
         for (TableScanStats stats : result.stats().tables()) {
@@ -70,7 +69,7 @@ public final class SqlQueryExample {
       List<Map<String, Object>> top = sql.query("""
               SELECT entity_id, count(*) AS n, round(avg(feature_a), 3) AS avg_a
               FROM ev GROUP BY entity_id HAVING count(*) >= 2 ORDER BY avg_a DESC, entity_id LIMIT 3""")
-          .table("ev", TableVersion.of(events).asOfSnapshot(after))
+          .table("ev", events.query().asOfSnapshot(after))
           .toList();
       System.out.println("top entities at snapshot " + after + ": " + top);
 

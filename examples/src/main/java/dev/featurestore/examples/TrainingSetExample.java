@@ -7,7 +7,6 @@ import dev.featurestore.TableId;
 import dev.featurestore.duckdb.DuckQueries;
 import dev.featurestore.duckdb.SqlEngine;
 import dev.featurestore.duckdb.SqlExport;
-import dev.featurestore.duckdb.TableVersion;
 import dev.featurestore.duckdb.TrainingSet;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -75,8 +74,8 @@ public final class TrainingSetExample {
           label(4, T0.plusDays(1), false)));              // a user without features: nulls
 
       TrainingSet set = sql.trainingSet()
-          .labels(TableVersion.of(labels), "user_id", "label_time")
-          .features("act", TableVersion.of(activity).asOfSnapshot(featuresSnapshot),
+          .labels(labels.query(), "user_id", "label_time")
+          .features("act", activity.query().asOfSnapshot(featuresSnapshot),
               "user_id", "updated_at", Duration.ofDays(2), "clicks_7d", "spend_7d", "updated_at")
           .build();
       List<Map<String, Object>> rows = set.toList();

@@ -2,6 +2,7 @@ package dev.featurestore.cdc;
 
 import dev.featurestore.FeatureStore;
 import dev.featurestore.FeatureTable;
+import dev.featurestore.InvalidArgumentException;
 import dev.featurestore.TableDefinition;
 import dev.featurestore.TableId;
 import java.util.ArrayList;
@@ -52,6 +53,20 @@ final class CdcTables {
         Types.NestedField.required(4, SHARD, Types.StringType.get(), "shard of the last change"),
         Types.NestedField.required(5, UPDATED_AT, Types.TimestampType.withZone(), "commit time of the last change"),
         Types.NestedField.optional(6, DOC, Types.StringType.get(), "the whole document, JSON"));
+  }
+
+  /**
+   * @throws InvalidArgumentException if {@code actual} lacks a column of {@code expected}, or has
+   *     it with another type ({@code role}: the mode's table, for the message)
+   */
+  static void checkColumns(Schema actual, Schema expected, String name, String role) {
+    for (Types.NestedField field : expected.columns()) {
+      Types.NestedField found = actual.findField(field.name());
+      if (found == null || !found.type().equals(field.type())) {
+        throw new InvalidArgumentException("Cannot use table " + name + " as a CDC " + role + ": missing column: "
+            + field.name() + " " + field.type());
+      }
+    }
   }
 
   static PartitionSpec currentStateSpec(Schema schema, int buckets) {

@@ -67,13 +67,7 @@ final class ChangeLogWriter implements TableWriter {
 
   /** @throws InvalidArgumentException if an existing table lacks a change-log column */
   static void checkSchema(Schema schema, String name) {
-    for (Types.NestedField field : CdcTables.changeLogSchema().columns()) {
-      Types.NestedField actual = schema.findField(field.name());
-      if (actual == null || !actual.type().equals(field.type())) {
-        throw new InvalidArgumentException("Cannot use table " + name + " as a CDC change log: missing column: "
-            + field.name() + " " + field.type());
-      }
-    }
+    CdcTables.checkColumns(schema, CdcTables.changeLogSchema(), name, "change log");
   }
 
   @Override

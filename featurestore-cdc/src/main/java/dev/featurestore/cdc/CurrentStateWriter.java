@@ -81,13 +81,7 @@ final class CurrentStateWriter implements TableWriter {
   /** @throws InvalidArgumentException if an existing table cannot hold the current state */
   static void checkTable(Table table, String name) {
     Schema schema = table.schema();
-    for (Types.NestedField field : CdcTables.currentStateSchema().columns()) {
-      Types.NestedField actual = schema.findField(field.name());
-      if (actual == null || !actual.type().equals(field.type())) {
-        throw new InvalidArgumentException("Cannot use table " + name + " as a CDC current state: missing column: "
-            + field.name() + " " + field.type());
-      }
-    }
+    CdcTables.checkColumns(schema, CdcTables.currentStateSchema(), name, "current state");
     for (PartitionField field : table.spec().fields()) {
       String source = schema.findColumnName(field.sourceId());
       if (!CdcTables.COLLECTION.equals(source) && !CdcTables.DOC_ID.equals(source)) {

@@ -7,7 +7,6 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -18,7 +17,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
-import java.util.zip.CRC32;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -28,7 +26,7 @@ import org.slf4j.LoggerFactory;
  * segment when it seals a batch), so a segment is deleted whole once its last entry is committed
  * to every target table.
  *
- * <p>Record framing: {@code int length, int crc32(payload), payload}. On recovery a torn tail of
+ * <p>Records are framed as {@link WalRecordCodec} says. On recovery a torn tail of
  * the last segment (an incomplete last record: a write cut short by process death, never
  * acknowledged) is cut off; a bad record followed by valid ones is handled as the
  * {@link WalRecovery} mode says (by default the open fails).
@@ -48,9 +46,7 @@ final class WriteAheadLog implements AutoCloseable {
   private final FileLock lock;
   /** Closed segments: path to the highest sequence id in it. */
   private final TreeMap<Long, Segment> segments = new TreeMap<>();
-  private final CRC32 crc = new CRC32();
-  /** Direct, so a write hands it to the kernel without a copy into a temporary direct buffer. */
-  private ByteBuffer buffer = ByteBuffer.allocateDirect(64 * 1024);
+  private final WalRecordCodec codec = new WalRecordCodec();
   private FileChannel current;
   private Segment currentSegment;
   private long bytesWritten;
@@ -213,25 +209,25 @@ final class WriteAheadLog implements AutoCloseable {
     int pos = 0;
     int size = all.limit();
     while (pos < size) {
-      String problem = problemAt(all, pos);
+      String problem = WalRecordCodec.problemAt(all, pos);
       Logged logged = null;
       byte[] frame = null;
       if (problem == null) {
-        frame = new byte[8 + all.getInt(pos)];
+        frame = new byte[WalRecordCodec.HEADER_BYTES + all.getInt(pos)];
         all.get(pos, frame);
         try {
-          logged = decode(ByteBuffer.wrap(frame, 8, frame.length - 8).slice());
+          logged = WalRecordCodec.decode(ByteBuffer.wrap(frame, WalRecordCodec.HEADER_BYTES,
+              frame.length - WalRecordCodec.HEADER_BYTES).slice());
         } catch (RuntimeException e) {
           problem = "undecodable record";
         }
       }
       if (problem == null) {
-        int length = frame.length - 8;
         scan.records.add(new Frame(pos, frame, logged));
         if (scan.firstProblem >= 0) {
           scan.validAfterProblem = true;
         }
-        pos += 8 + length;
+        pos += frame.length;
         continue;
       }
       if (scan.firstProblem < 0) {
@@ -241,27 +237,12 @@ final class WriteAheadLog implements AutoCloseable {
       scan.badOffsets.add((long) pos);
       // find the next valid record by its framing, one byte at a time
       int next = pos + 1;
-      while (next < size && problemAt(all, next) != null) {
+      while (next < size && WalRecordCodec.problemAt(all, next) != null) {
         next++;
       }
       pos = next;
     }
     return scan;
-  }
-
-  /** Null if a valid record starts at {@code pos}, else what is wrong there. */
-  private static String problemAt(ByteBuffer all, int pos) {
-    int remaining = all.limit() - pos;
-    if (remaining < 8) {
-      return "torn record header";
-    }
-    int length = all.getInt(pos);
-    if (length < 0 || length > remaining - 8) {
-      return "torn record of " + length + " bytes";
-    }
-    CRC32 check = new CRC32();
-    check.update(all.duplicate().position(pos + 8).limit(pos + 8 + length));
-    return (int) check.getValue() == all.getInt(pos + 4) ? null : "checksum mismatch";
   }
 
   /** Replaces a segment by its valid records {@code keep} (a new file, synced, moved over the old one). */
@@ -290,8 +271,7 @@ final class WriteAheadLog implements AutoCloseable {
       if (current == null) {
         open(logged.seq());
       }
-      encode(logged);
-      ByteBuffer frame = buffer;
+      ByteBuffer frame = codec.encode(logged);
       if (hooks != Hooks.NONE && frame.remaining() > 16) {
         int half = frame.limit() / 2;
         int limit = frame.limit();
@@ -426,75 +406,5 @@ final class WriteAheadLog implements AutoCloseable {
     } catch (IOException e) {
       LOG.warn("Cannot delete {}: {}", file, e.toString());
     }
-  }
-
-  // ---- encoding
-
-  private void encode(Logged logged) {
-    CdcEntry e = logged.entry;
-    byte[] collection = e.collection().getBytes(StandardCharsets.UTF_8);
-    byte[] docId = e.docId().getBytes(StandardCharsets.UTF_8);
-    byte[] txn = e.transactionId().map(t -> t.getBytes(StandardCharsets.UTF_8)).orElse(null);
-    byte[] before = logged.beforeJson == null ? null : logged.beforeJson.getBytes(StandardCharsets.UTF_8);
-    byte[] after = logged.afterJson == null ? null : logged.afterJson.getBytes(StandardCharsets.UTF_8);
-    int payload = 8 + 1 + 8 + 4 * 5 + collection.length + docId.length + len(txn) + len(before) + len(after);
-    if (buffer.capacity() < payload + 8) {
-      buffer = ByteBuffer.allocateDirect(Math.max(payload + 8, buffer.capacity() * 2));
-    }
-    ByteBuffer b = buffer;
-    b.clear();
-    b.position(8);
-    b.putLong(e.sequenceId());
-    b.put((byte) e.operation().ordinal());
-    b.putLong(logged.acceptedMillis);
-    putBytes(b, collection);
-    putBytes(b, docId);
-    putBytes(b, txn);
-    putBytes(b, before);
-    putBytes(b, after);
-    int end = b.position();
-    crc.reset();
-    crc.update(b.duplicate().position(8).limit(end));
-    b.putInt(0, end - 8);
-    b.putInt(4, (int) crc.getValue());
-    b.position(0);
-    b.limit(end);
-  }
-
-  private static int len(byte[] bytes) {
-    return bytes == null ? 0 : bytes.length;
-  }
-
-  private static void putBytes(ByteBuffer b, byte[] bytes) {
-    if (bytes == null) {
-      b.putInt(-1);
-    } else {
-      b.putInt(bytes.length);
-      b.put(bytes);
-    }
-  }
-
-  private static String getString(ByteBuffer b) {
-    int n = b.getInt();
-    if (n < 0) {
-      return null;
-    }
-    String s = new String(b.array(), b.arrayOffset() + b.position(), n, StandardCharsets.UTF_8);
-    b.position(b.position() + n);
-    return s;
-  }
-
-  private static Logged decode(ByteBuffer b) {
-    long seq = b.getLong();
-    CdcOperation op = CdcOperation.values()[b.get()];
-    long accepted = b.getLong();
-    String collection = getString(b);
-    String docId = getString(b);
-    String txn = getString(b);
-    String before = getString(b);
-    String after = getString(b);
-    CdcEntry entry = new CdcEntry(seq, op, collection, docId, "", before == null ? Optional.empty() : Optional.of(Json.read(before)),
-        after == null ? Optional.empty() : Optional.of(Json.read(after)), Optional.ofNullable(txn));
-    return new Logged(entry, accepted, before, after);
   }
 }

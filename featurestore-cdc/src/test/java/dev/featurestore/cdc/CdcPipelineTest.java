@@ -6,13 +6,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.featurestore.FeatureStore;
+import dev.featurestore.InvalidArgumentException;
+import dev.featurestore.TableDefinition;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.data.Record;
+import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -79,6 +83,23 @@ class CdcPipelineTest {
       }
       assertThat(CdcTestSupport.sequences(store, LOG)).containsExactlyInAnyOrder(1L, 2L, 3L);
       assertThat(CdcTestSupport.state(store, STATE)).containsOnlyKeys("users/1", "users/2", "users/3");
+    }
+  }
+
+  @Test
+  void existingTables_withoutTheModesColumns_areRefused() {
+    Schema plain = new Schema(Types.NestedField.required(1, "id", Types.LongType.get()));
+    try (FeatureStore store = FeatureStore.openLocal(dir.resolve("store"))) {
+      store.createTable(TableDefinition.builder(LOG, plain).build());
+      store.createTable(TableDefinition.builder(STATE, plain).build());
+      assertThatThrownBy(() -> CdcPipeline.builder(store).changeLog(LOG).shardId("s1")
+              .writeAheadLog(dir.resolve("wal")).build())
+          .isInstanceOf(InvalidArgumentException.class)
+          .hasMessage("Cannot use table cdc.events as a CDC change log: missing column: op string");
+      assertThatThrownBy(() -> CdcPipeline.builder(store).currentState(STATE).shardId("s2")
+              .writeAheadLog(dir.resolve("wal")).build())
+          .isInstanceOf(InvalidArgumentException.class)
+          .hasMessage("Cannot use table cdc.docs as a CDC current state: missing column: collection string");
     }
   }
 }

@@ -1,7 +1,7 @@
 package dev.featurestore.duckdb;
 
 import dev.featurestore.InvalidStateException;
-import dev.featurestore.core.storage.FileCache;
+import dev.featurestore.core.storage.LocalFileCache;
 import dev.featurestore.core.storage.TieredFileIO;
 
 import static java.util.Objects.requireNonNull;
@@ -43,7 +43,7 @@ final class DuckEngine implements SqlEngine {
   private final Path workDirectory;
   private final List<Path> readableRoots;
   private final DuckDBConnection root;
-  private final FileCache cache;
+  private final LocalFileCache cache;
   private final Optional<TieredFileIO> coldTier;
   private final ExecutorService fetchers;
   private final ScheduledExecutorService timer;
@@ -77,7 +77,7 @@ final class DuckEngine implements SqlEngine {
     this.readableRoots = List.copyOf(roots);
     this.fetchers = Executors.newFixedThreadPool(fetchThreads, daemon("featurestore-duckdb-fetch"));
     this.timer = Executors.newSingleThreadScheduledExecutor(daemon("featurestore-duckdb-timeout"));
-    this.cache = new FileCache(workDirectory.resolve("cache"), cacheMaxBytes, fetchers);
+    this.cache = new LocalFileCache(workDirectory.resolve("cache"), cacheMaxBytes, fetchers);
     Properties properties = new Properties();
     properties.setProperty("memory_limit", memoryLimit);
     properties.setProperty("threads", Integer.toString(threads));
@@ -157,7 +157,7 @@ final class DuckEngine implements SqlEngine {
 
   @Override
   public CacheStats cacheStats() {
-    FileCache.Stats stats = cache.stats();
+    LocalFileCache.Stats stats = cache.stats();
     return new CacheStats(stats.files(), stats.bytes(), stats.maxBytes(), stats.hits(), stats.misses(),
         stats.bytesFetched(), stats.evictions());
   }
@@ -175,7 +175,7 @@ final class DuckEngine implements SqlEngine {
     return store;
   }
 
-  FileCache cache() {
+  LocalFileCache cache() {
     return cache;
   }
 

@@ -1,7 +1,7 @@
 package dev.featurestore.duckdb;
 
 import dev.featurestore.InvalidStateException;
-import dev.featurestore.core.storage.FileCache;
+import dev.featurestore.core.storage.LocalFileCache;
 import dev.featurestore.core.storage.TieredFileIO;
 
 import dev.featurestore.FeatureStoreException;
@@ -34,7 +34,7 @@ final class Execution implements AutoCloseable {
   private final String sql;
   private final Map<String, TimeTravelQuery> relations;
   private final Duration timeout;
-  private final List<FileCache.Lease> leases = new ArrayList<>();
+  private final List<LocalFileCache.Lease> leases = new ArrayList<>();
   private final List<TableScanStats> tableStats = new ArrayList<>();
   private final List<PlannedScan> scans = new ArrayList<>();
   private DuckDBConnection connection;
@@ -164,7 +164,7 @@ final class Execution implements AutoCloseable {
     int fetched = 0;
     long bytes = 0;
     if (!cold.isEmpty()) {
-      FileCache.Lease lease = tier.get().leaseCold(List.copyOf(new java.util.LinkedHashSet<>(cold.values())));
+      LocalFileCache.Lease lease = tier.get().leaseCold(List.copyOf(new java.util.LinkedHashSet<>(cold.values())));
       leases.add(lease);
       cold.forEach((location, coldLocation) -> local.put(location, lease.path(coldLocation).toString()));
       fromCache += lease.filesFromCache();
@@ -172,7 +172,7 @@ final class Execution implements AutoCloseable {
       bytes += lease.bytesFetched();
     }
     if (!remote.isEmpty()) {
-      FileCache.Lease lease = engine.cache().acquire(remote, scan.table().io());
+      LocalFileCache.Lease lease = engine.cache().acquire(remote, scan.table().io());
       leases.add(lease);
       for (String location : remote) {
         local.put(location, lease.path(location).toString());

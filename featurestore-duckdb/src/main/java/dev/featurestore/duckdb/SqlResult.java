@@ -1,10 +1,9 @@
 package dev.featurestore.duckdb;
 
 import dev.featurestore.Row;
+import dev.featurestore.Rows;
 import java.sql.ResultSet;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.ipc.ArrowReader;
 
@@ -14,7 +13,7 @@ import org.apache.arrow.vector.ipc.ArrowReader;
  * them), through the JDBC {@link #resultSet()}, or as Arrow record batches ({@link
  * #arrow(BufferAllocator)}); then close the result. Not thread-safe, except {@link #cancel()}.
  */
-public interface SqlResult extends Iterable<Row>, AutoCloseable {
+public interface SqlResult extends Rows {
   /** Column names, in order. */
   List<String> columns();
 
@@ -63,16 +62,4 @@ public interface SqlResult extends Iterable<Row>, AutoCloseable {
 
   /** Interrupts the running query from any thread; reading further rows then fails. */
   void cancel();
-
-  /** Reads all remaining rows as maps (column name to value). */
-  default List<Map<String, Object>> toList() {
-    List<Map<String, Object>> rows = new ArrayList<>();
-    for (Row row : this) {
-      rows.add(row.toMap());
-    }
-    return rows;
-  }
-
-  @Override
-  void close();
 }

@@ -1,5 +1,6 @@
 package dev.featurestore.core.ingest;
 
+import dev.featurestore.core.storage.ForwardingPositionOutputStream;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -8,6 +9,8 @@ import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.io.InputFile;
 import org.apache.iceberg.io.OutputFile;
 import org.apache.iceberg.io.PositionOutputStream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Wraps the table's FileIO for one ingest's data writers: remembers every data file location
@@ -16,6 +19,7 @@ import org.apache.iceberg.io.PositionOutputStream;
  */
 final class TrackingFileIO implements FileIO {
   private static final long serialVersionUID = 1L;
+  private static final Logger LOG = LoggerFactory.getLogger(TrackingFileIO.class);
 
   private final transient FileIO delegate;
   private final List<String> created = new ArrayList<>();
@@ -28,6 +32,20 @@ final class TrackingFileIO implements FileIO {
 
   synchronized List<String> createdLocations() {
     return List.copyOf(created);
+  }
+
+  /**
+   * Deletes every data file this FileIO created, finished or not (after a failed or empty
+   * ingest); a file that cannot be deleted is logged and left.
+   */
+  void deleteCreatedFiles(Object table) {
+    for (String location : createdLocations()) {
+      try {
+        delegate.deleteFile(location);
+      } catch (RuntimeException e) {
+        LOG.warn("Cannot delete data file of failed ingest into {}: {}", table, location, e);
+      }
+    }
   }
 
   long filesCompleted() {
@@ -73,35 +91,12 @@ final class TrackingFileIO implements FileIO {
   }
 
   private PositionOutputStream counted(PositionOutputStream out) {
-    return new PositionOutputStream() {
-      private boolean closed;
-
-      @Override
-      public long getPos() throws IOException {
-        return out.getPos();
-      }
-
-      @Override
-      public void write(int b) throws IOException {
-        out.write(b);
-      }
-
-      @Override
-      public void write(byte[] b, int off, int len) throws IOException {
-        out.write(b, off, len);
-      }
-
-      @Override
-      public void flush() throws IOException {
-        out.flush();
-      }
-
+    return new ForwardingPositionOutputStream(out) {
       @Override
       public void close() throws IOException {
-        if (!closed) {
-          long length = out.getPos();
-          out.close();
-          closed = true;
+        if (!isClosed()) {
+          long length = getPos();
+          super.close();
           filesCompleted.incrementAndGet();
           bytesCompleted.addAndGet(length);
         }

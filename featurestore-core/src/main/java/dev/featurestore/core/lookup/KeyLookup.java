@@ -66,18 +66,18 @@ import org.apache.parquet.hadoop.metadata.BlockMetaData;
 final class KeyLookup implements PointLookup {
   private final TableHandle handle;
   private final String keyColumn;
-  private final FileCache cache;
+  private final FooterCache cache;
   private final String latestBy;
   private final Instant atOrBefore;
   private final Long snapshotId;
   private final Instant asOf;
   private final List<String> columns;
 
-  KeyLookup(TableHandle handle, String keyColumn, FileCache cache) {
+  KeyLookup(TableHandle handle, String keyColumn, FooterCache cache) {
     this(handle, keyColumn, cache, null, null, null, null, null);
   }
 
-  private KeyLookup(TableHandle handle, String keyColumn, FileCache cache, String latestBy, Instant atOrBefore,
+  private KeyLookup(TableHandle handle, String keyColumn, FooterCache cache, String latestBy, Instant atOrBefore,
       Long snapshotId, Instant asOf, List<String> columns) {
     this.handle = handle;
     this.keyColumn = keyColumn;
@@ -248,7 +248,7 @@ final class KeyLookup implements PointLookup {
       if (best.size() == internalKeys.size() && !canHoldLater(file, orderField, best)) {
         break; // every key found, and this and every later candidate is older
       }
-      FileCache.Footer footer = cache.footer(table, file);
+      FooterCache.Footer footer = cache.footer(table, file);
       int groups = 0;
       for (int i = 0; i < footer.blocks().size(); i++) {
         BlockMetaData block = footer.blocks().get(i);

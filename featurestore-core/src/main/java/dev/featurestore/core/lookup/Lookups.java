@@ -39,6 +39,6 @@ public final class Lookups {
     if (!field.type().isPrimitiveType()) {
       throw new InvalidArgumentException("Cannot look up rows: key column is not primitive: " + keyColumn);
     }
-    return new KeyLookup(handle, keyColumn, new FileCache(keyColumn, DEFAULT_CACHED_FILES));
+    return new KeyLookup(handle, keyColumn, new FooterCache(keyColumn, DEFAULT_CACHED_FILES));
   }
 }

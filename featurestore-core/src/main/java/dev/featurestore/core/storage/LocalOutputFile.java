@@ -41,7 +41,7 @@ final class LocalOutputFile implements OutputFile {
         Files.createDirectories(parent);
       }
       OutputStream out = Files.newOutputStream(path, withWrite(options));
-      return new CountingStream(new BufferedOutputStream(out, BUFFER_SIZE));
+      return new ForwardingPositionOutputStream(new BufferedOutputStream(out, BUFFER_SIZE));
     } catch (FileAlreadyExistsException e) {
       throw new AlreadyExistsException(e, "File already exists: %s", location);
     } catch (IOException e) {
@@ -69,45 +69,5 @@ final class LocalOutputFile implements OutputFile {
   @Override
   public String toString() {
     return location;
-  }
-
-  private static final class CountingStream extends PositionOutputStream {
-    private final OutputStream out;
-    private long pos = 0;
-    private boolean closed = false;
-
-    CountingStream(OutputStream out) {
-      this.out = out;
-    }
-
-    @Override
-    public long getPos() {
-      return pos;
-    }
-
-    @Override
-    public void write(int b) throws IOException {
-      out.write(b);
-      pos++;
-    }
-
-    @Override
-    public void write(byte[] b, int off, int len) throws IOException {
-      out.write(b, off, len);
-      pos += len;
-    }
-
-    @Override
-    public void flush() throws IOException {
-      out.flush();
-    }
-
-    @Override
-    public void close() throws IOException {
-      if (!closed) {
-        closed = true;
-        out.close();
-      }
-    }
   }
 }

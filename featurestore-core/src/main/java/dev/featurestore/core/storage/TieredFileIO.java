@@ -16,7 +16,6 @@ import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.io.FileInfo;
 import org.apache.iceberg.io.InputFile;
 import org.apache.iceberg.io.OutputFile;
-import org.apache.iceberg.io.RangeReadable;
 import org.apache.iceberg.io.SeekableInputStream;
 import org.apache.iceberg.io.SupportsBulkOperations;
 import org.apache.iceberg.io.SupportsPrefixOperations;
@@ -26,7 +25,7 @@ import org.apache.iceberg.io.SupportsPrefixOperations;
  * ({@code s3://<cold bucket>/<prefix>warehouse/}, {@code s3a://} too) to the cold bucket's FileIO and
  * everything else to the hot FileIO (local disk or the warehouse bucket).
  *
- * <p>Cold reads go through a size-bounded local {@link FileCache} of whole files: data files are
+ * <p>Cold reads go through a size-bounded local {@link LocalFileCache} of whole files: data files are
  * immutable, so a cached copy never goes stale. A hot location under the hot warehouse whose file
  * is gone (moved to cold by tiering; older snapshots still name the hot path) is read from its
  * cold counterpart, at the same path relative to the warehouse. Metadata is always written hot.
@@ -41,10 +40,10 @@ public final class TieredFileIO implements SupportsPrefixOperations, SupportsBul
   private final String hotWarehouse;
   private final boolean hotIsLocal;
   private final String coldWarehouse;
-  private final transient FileCache cache;
+  private final transient LocalFileCache cache;
   private final transient ExecutorService fetchers;
 
-  private TieredFileIO(FileIO hot, FileIO cold, String hotWarehouse, String coldWarehouse, FileCache cache,
+  private TieredFileIO(FileIO hot, FileIO cold, String hotWarehouse, String coldWarehouse, LocalFileCache cache,
       ExecutorService fetchers) {
     this.hot = hot;
     this.cold = cold;
@@ -77,7 +76,7 @@ public final class TieredFileIO implements SupportsPrefixOperations, SupportsBul
       return t;
     });
     try {
-      FileCache cache = new FileCache(cacheDirectory.toAbsolutePath().normalize(), maxCacheBytes, fetchers);
+      LocalFileCache cache = new LocalFileCache(cacheDirectory.toAbsolutePath().normalize(), maxCacheBytes, fetchers);
       return new TieredFileIO(hot, cold, hotWarehouse, coldWarehouse, cache, fetchers);
     } catch (RuntimeException e) {
       fetchers.shutdownNow();
@@ -127,7 +126,7 @@ public final class TieredFileIO implements SupportsPrefixOperations, SupportsBul
   }
 
   /** The cold cache's statistics. */
-  public FileCache.Stats cacheStats() {
+  public LocalFileCache.Stats cacheStats() {
     return cache.stats();
   }
 
@@ -145,7 +144,7 @@ public final class TieredFileIO implements SupportsPrefixOperations, SupportsBul
    * @throws IllegalArgumentException if a location is not in the cold bucket
    * @throws dev.featurestore.StorageException if a file cannot be fetched; nothing is held then
    */
-  public FileCache.Lease leaseCold(List<String> coldLocations) {
+  public LocalFileCache.Lease leaseCold(List<String> coldLocations) {
     for (String location : coldLocations) {
       if (!isCold(location)) {
         throw new IllegalArgumentException("Cannot lease cold file: not in the cold bucket: " + location);
@@ -297,7 +296,7 @@ public final class TieredFileIO implements SupportsPrefixOperations, SupportsBul
 
     @Override
     public SeekableInputStream newStream() {
-      FileCache.Lease lease = cache.acquire(List.of(location), cold);
+      LocalFileCache.Lease lease = cache.acquire(List.of(location), cold);
       try {
         Path path = lease.path(location);
         SeekableInputStream local = new LocalInputFile(location, path, -1).newStream();
@@ -366,59 +365,18 @@ public final class TieredFileIO implements SupportsPrefixOperations, SupportsBul
   }
 
   /** A stream over a cached file that releases the file for eviction when closed. */
-  private static final class LeasedStream extends SeekableInputStream implements RangeReadable {
-    private final SeekableInputStream in;
-    private final FileCache.Lease lease;
+  private static final class LeasedStream extends ForwardingSeekableInputStream {
+    private final LocalFileCache.Lease lease;
 
-    LeasedStream(SeekableInputStream in, FileCache.Lease lease) {
-      this.in = in;
+    LeasedStream(SeekableInputStream in, LocalFileCache.Lease lease) {
+      super(in);
       this.lease = lease;
-    }
-
-    @Override
-    public long getPos() throws IOException {
-      return in.getPos();
-    }
-
-    @Override
-    public void seek(long newPos) throws IOException {
-      in.seek(newPos);
-    }
-
-    @Override
-    public int read() throws IOException {
-      return in.read();
-    }
-
-    @Override
-    public int read(byte[] b, int off, int len) throws IOException {
-      return in.read(b, off, len);
-    }
-
-    @Override
-    public long skip(long n) throws IOException {
-      return in.skip(n);
-    }
-
-    @Override
-    public int available() throws IOException {
-      return in.available();
-    }
-
-    @Override
-    public void readFully(long position, byte[] buffer, int offset, int length) throws IOException {
-      ((RangeReadable) in).readFully(position, buffer, offset, length);
-    }
-
-    @Override
-    public int readTail(byte[] buffer, int offset, int length) throws IOException {
-      return ((RangeReadable) in).readTail(buffer, offset, length);
     }
 
     @Override
     public void close() throws IOException {
       try {
-        in.close();
+        super.close();
       } finally {
         lease.close();
       }

@@ -17,7 +17,7 @@ import dev.featurestore.ValidationException;
 import dev.featurestore.core.base.CommitMarks;
 import dev.featurestore.core.base.Errors;
 import dev.featurestore.core.base.TableHandle;
-import dev.featurestore.core.storage.FileCache;
+import dev.featurestore.core.storage.LocalFileCache;
 import dev.featurestore.core.storage.TieredFileIO;
 import java.io.IOException;
 import java.io.InputStream;
@@ -164,7 +164,7 @@ final class TieringOperation implements Tiering {
         }
       }
     }
-    FileCache.Stats cache = io.cacheStats();
+    LocalFileCache.Stats cache = io.cacheStats();
     return new TieringStatus(hotFiles, hotBytes, coldFiles, coldBytes, new ColdCacheStats(cache.files(), cache.bytes(),
         cache.maxBytes(), cache.hits(), cache.misses(), cache.bytesFetched(), cache.evictions()));
   }

@@ -1,11 +1,17 @@
 package dev.featurestore.core.architecture;
 
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.assignableTo;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
+import dev.featurestore.core.storage.ForwardingPositionOutputStream;
+import dev.featurestore.core.storage.ForwardingSeekableInputStream;
+import org.apache.iceberg.io.PositionOutputStream;
+import org.apache.iceberg.io.SeekableInputStream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -24,6 +30,9 @@ import org.junit.jupiter.api.Test;
  *       tiering, objects, dashboard) stands alone: no concern
  *       depends on another, and none on the store implementation (the composition root); what they
  *       share lives in the floor.
+ *   <li>Streams that wrap a FileIO stream extend the one forwarding base in storage
+ *       ({@code ForwardingSeekableInputStream}, {@code ForwardingPositionOutputStream}); only
+ *       storage implements Iceberg's stream types from scratch.
  * </ul>
  */
 class LayeringTest {
@@ -98,5 +107,14 @@ class LayeringTest {
   @Test
   void noPackageCycles_belowTheCompositionRoot() {
     slices().matching("dev.featurestore.core.(*)..").should().beFreeOfCycles().check(classes);
+  }
+
+  @Test
+  void streamWrappers_outsideStorage_extendTheForwardingBase() {
+    classes().that(assignableTo(SeekableInputStream.class).or(assignableTo(PositionOutputStream.class)))
+        .and().resideOutsideOfPackage("dev.featurestore.core.storage")
+        .should().beAssignableTo(ForwardingSeekableInputStream.class)
+        .orShould().beAssignableTo(ForwardingPositionOutputStream.class)
+        .check(classes);
   }
 }

@@ -101,7 +101,7 @@ class IngestFailureTest {
     try (FeatureStore store = FeatureStore.builder().root(dir).fileIO(io).build()) {
       FeatureTable table = store.createTable(events());
       io.dataFilesUntilFailure.set(10); // two writers x 7 partitions: fails in the middle
-      assertThatThrownBy(() -> table.ingest().synthetic(IngestOperation.PARALLEL_SYNTHETIC_ROWS, 2).commit())
+      assertThatThrownBy(() -> table.ingest().synthetic(SyntheticWriter.PARALLEL_ROWS, 2).commit())
           .isInstanceOf(StorageException.class)
           .hasMessageContaining("injected failure");
       assertThat(currentSnapshotId(table)).isEqualTo(-1);

@@ -11,7 +11,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.featurestore.FeatureStore;
 import dev.featurestore.FeatureTable;
 import dev.featurestore.IngestResult;
+import dev.featurestore.InvalidArgumentException;
 import dev.featurestore.InvalidDataException;
+import dev.featurestore.ValidationException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -67,6 +69,26 @@ class IngestSchemaEvolutionTest {
     assertThat(rows).extracting(r -> r.getField("clicks")).containsExactly(null, 7L, 8L);
     assertThat(rows).extracting(r -> r.getField("country")).containsExactly(null, null, "de");
     assertThat(rows).extracting(r -> r.getField("feature_a")).containsExactly(0.5, 1.5, 2.5);
+  }
+
+  /** The column-name rules of {@code evolveSchema().addColumn} hold for columns an ingest adds. */
+  @Test
+  void autoEvolve_refusesCaseCollisionsAndReservedNames_tableUnchanged() throws Exception {
+    long before = currentSnapshotId(table);
+    Path caseClash = Files.writeString(dir.resolve("case.csv"),
+        "entity_id,event_time,Feature_A\n1,2024-01-01T00:00:00Z,0.5\n");
+    assertThatThrownBy(() -> table.ingest().csv(caseClash).autoEvolveSchema(true).commit())
+        .isInstanceOf(ValidationException.class)
+        .hasMessage("Cannot ingest into table " + table.id()
+            + ": column name differs only by case from column feature_a: Feature_A");
+    Path reserved = Files.writeString(dir.resolve("pos.jsonl"),
+        "{\"entity_id\": 1, \"event_time\": \"2024-01-01T00:00:00Z\", \"_pos\": null}\n");
+    assertThatThrownBy(() -> table.ingest().json(reserved).autoEvolveSchema(true).commit())
+        .isInstanceOf(InvalidArgumentException.class)
+        .hasMessage("Cannot ingest into table " + table.id() + ": column name is reserved by Iceberg: _pos");
+    assertThat(currentSnapshotId(table)).isEqualTo(before);
+    assertThat(table.schema().findField("Feature_A")).isNull();
+    assertThat(dataFilesOnDisk(table)).isEmpty();
   }
 
   @Test

@@ -118,13 +118,7 @@ public final class ObjectUploader {
 
   private static UploadResult parallelFileMultipart(Bucket bucket, String relativeKey, Path file, long size, Options options) {
     String key = bucket.key(relativeKey);
-    String uploadId;
-    try {
-      uploadId = bucket.client().createMultipartUpload(b -> b.bucket(bucket.name()).key(key)
-          .contentType(options.contentType()).metadata(options.metadata())).uploadId();
-    } catch (SdkException e) {
-      throw bucket.translate(e, "upload object " + relativeKey);
-    }
+    String uploadId = startMultipart(bucket, relativeKey, key, options);
     // At most 10,000 parts: a larger file gets larger parts.
     long partSize = Math.max(options.partSize(), (size + MAX_PARTS - 1) / MAX_PARTS);
     int count = (int) ((size + partSize - 1) / partSize);
@@ -170,11 +164,7 @@ public final class ObjectUploader {
       pool.shutdownNow();
       awaitQuietly(pool);
       abort(bucket, key, uploadId, e);
-      if (e instanceof UncheckedIOException io) {
-        throw new StorageException("Cannot upload object " + relativeKey + ": cannot read the source: "
-            + io.getCause().getMessage(), io);
-      }
-      throw e instanceof SdkException sdk ? bucket.translate(sdk, "upload object " + relativeKey) : e;
+      throw uploadFailure(bucket, relativeKey, e);
     } finally {
       pool.shutdownNow();
     }
@@ -235,13 +225,7 @@ public final class ObjectUploader {
 
   private static UploadResult multipart(Bucket bucket, String relativeKey, Options options, long total, PartSource source) {
     String key = bucket.key(relativeKey);
-    String uploadId;
-    try {
-      uploadId = bucket.client().createMultipartUpload(b -> b.bucket(bucket.name()).key(key)
-          .contentType(options.contentType()).metadata(options.metadata())).uploadId();
-    } catch (SdkException e) {
-      throw bucket.translate(e, "upload object " + relativeKey);
-    }
+    String uploadId = startMultipart(bucket, relativeKey, key, options);
     List<CompletedPart> parts = new ArrayList<>();
     long sent = 0;
     try {
@@ -265,12 +249,26 @@ public final class ObjectUploader {
       throw e;
     } catch (RuntimeException e) {
       abort(bucket, key, uploadId, e);
-      if (e instanceof UncheckedIOException io) {
-        throw new StorageException("Cannot upload object " + relativeKey + ": cannot read the source: "
-            + io.getCause().getMessage(), io);
-      }
-      throw e instanceof SdkException sdk ? bucket.translate(sdk, "upload object " + relativeKey) : e;
+      throw uploadFailure(bucket, relativeKey, e);
     }
+  }
+
+  private static String startMultipart(Bucket bucket, String relativeKey, String key, Options options) {
+    try {
+      return bucket.client().createMultipartUpload(b -> b.bucket(bucket.name()).key(key)
+          .contentType(options.contentType()).metadata(options.metadata())).uploadId();
+    } catch (SdkException e) {
+      throw bucket.translate(e, "upload object " + relativeKey);
+    }
+  }
+
+  /** What a failed multipart upload throws: a source that cannot be read, or the storage failure, typed. */
+  private static RuntimeException uploadFailure(Bucket bucket, String relativeKey, RuntimeException e) {
+    if (e instanceof UncheckedIOException io) {
+      return new StorageException("Cannot upload object " + relativeKey + ": cannot read the source: "
+          + io.getCause().getMessage(), io);
+    }
+    return e instanceof SdkException sdk ? bucket.translate(sdk, "upload object " + relativeKey) : e;
   }
 
   private static void abort(Bucket bucket, String key, String uploadId, Throwable cause) {

@@ -15,7 +15,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-class FileCacheTest {
+class LocalFileCacheTest {
   @TempDir
   Path dir;
 
@@ -37,39 +37,39 @@ class FileCacheTest {
 
   @Test
   void coldThenWarm_fetchesOnce() throws Exception {
-    FileCache cache = new FileCache(dir.resolve("cache"), 1_000_000, pool);
+    LocalFileCache cache = new LocalFileCache(dir.resolve("cache"), 1_000_000, pool);
     String a = put("a", 100);
     String b = put("b", 200);
-    try (FileCache.Lease cold = cache.acquire(List.of(a, b), io)) {
+    try (LocalFileCache.Lease cold = cache.acquire(List.of(a, b), io)) {
       assertThat(cold.filesFetched()).isEqualTo(2);
       assertThat(cold.bytesFetched()).isEqualTo(300);
       assertThat(Files.size(cold.path(b))).isEqualTo(200);
     }
-    try (FileCache.Lease warm = cache.acquire(List.of(a, b), io)) {
+    try (LocalFileCache.Lease warm = cache.acquire(List.of(a, b), io)) {
       assertThat(warm.filesFromCache()).isEqualTo(2);
       assertThat(warm.filesFetched()).isZero();
     }
     // a new cache over the same directory finds the files (they are immutable)
-    FileCache reopened = new FileCache(dir.resolve("cache"), 1_000_000, pool);
-    try (FileCache.Lease warm = reopened.acquire(List.of(a), io)) {
+    LocalFileCache reopened = new LocalFileCache(dir.resolve("cache"), 1_000_000, pool);
+    try (LocalFileCache.Lease warm = reopened.acquire(List.of(a), io)) {
       assertThat(warm.filesFromCache()).isEqualTo(1);
     }
   }
 
   @Test
   void sizeBound_evictsLeastRecentlyUsed_butNotHeldFiles() throws Exception {
-    FileCache cache = new FileCache(dir.resolve("cache"), 250, pool);
+    LocalFileCache cache = new LocalFileCache(dir.resolve("cache"), 250, pool);
     String a = put("a", 100);
     String b = put("b", 100);
     String c = put("c", 100);
     cache.acquire(List.of(a), io).close();
     cache.acquire(List.of(b), io).close();
     cache.acquire(List.of(a), io).close(); // a is now more recent than b
-    try (FileCache.Lease held = cache.acquire(List.of(c), io)) {
+    try (LocalFileCache.Lease held = cache.acquire(List.of(c), io)) {
       assertThat(cache.stats().files()).isEqualTo(2); // b evicted
       assertThat(Files.exists(held.path(c))).isTrue();
     }
-    try (FileCache.Lease again = cache.acquire(List.of(a, b), io)) {
+    try (LocalFileCache.Lease again = cache.acquire(List.of(a, b), io)) {
       assertThat(again.filesFromCache()).isEqualTo(1);
       assertThat(again.filesFetched()).isEqualTo(1);
     }
@@ -79,7 +79,7 @@ class FileCacheTest {
 
   @Test
   void missingRemoteFile_isStorageError_andLeavesNothing() throws Exception {
-    FileCache cache = new FileCache(dir.resolve("cache"), 1_000, pool);
+    LocalFileCache cache = new LocalFileCache(dir.resolve("cache"), 1_000, pool);
     assertThatThrownBy(() -> cache.acquire(List.of("s3://bucket/missing.parquet"), io))
         .isInstanceOf(StorageException.class)
         .hasMessageStartingWith("Cannot fetch file into cache: ");

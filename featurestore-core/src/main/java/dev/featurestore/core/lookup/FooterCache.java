@@ -24,7 +24,7 @@ import org.apache.parquet.schema.MessageType;
  * data file its Parquet footer and the key column's bloom filter per row group. Data files never
  * change, so entries never go stale; the footer map is LRU-bounded. Thread-safe (synchronized).
  */
-final class FileCache {
+final class FooterCache {
   /** A data file's row groups and the key's bloom filter in each (null where the file has none). */
   record Footer(MessageType schema, List<BlockMetaData> blocks, List<BloomFilter> keyFilters) {}
 
@@ -37,7 +37,7 @@ final class FileCache {
     }
   };
 
-  FileCache(String keyColumn, int maxFiles) {
+  FooterCache(String keyColumn, int maxFiles) {
     this.keyColumn = keyColumn;
     this.footers = new LinkedHashMap<>(256, 0.75f, true) {
       @Override

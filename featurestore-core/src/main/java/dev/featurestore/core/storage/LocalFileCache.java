@@ -36,7 +36,7 @@ import org.apache.iceberg.io.SeekableInputStream;
  * <p>Used by the DuckDB engine (remote files of a warehouse bucket it reads natively) and by
  * {@link TieredFileIO} (cold data files, for every reader including DuckDB). Thread-safe.
  */
-public final class FileCache {
+public final class LocalFileCache {
   private static final String SUFFIX = ".parquet";
 
   private final Path directory;
@@ -119,7 +119,7 @@ public final class FileCache {
 
     @Override
     public void close() {
-      synchronized (FileCache.this) {
+      synchronized (LocalFileCache.this) {
         if (closed) {
           return;
         }
@@ -136,7 +136,7 @@ public final class FileCache {
    * Opens the cache over {@code directory} (created if missing; files left by an earlier cache are
    * adopted, partial downloads deleted), fetching on {@code fetchers}.
    */
-  public FileCache(Path directory, long maxBytes, ExecutorService fetchers) {
+  public LocalFileCache(Path directory, long maxBytes, ExecutorService fetchers) {
     this.directory = directory;
     this.maxBytes = maxBytes;
     this.fetchers = fetchers;
@@ -148,7 +148,7 @@ public final class FileCache {
       }
       // oldest first, so the most recently written are the most recently used
       List<Path> sorted = new ArrayList<>(existing);
-      sorted.sort(Comparator.comparing(FileCache::modified));
+      sorted.sort(Comparator.comparing(LocalFileCache::modified));
       for (Path path : sorted) {
         String name = path.getFileName().toString();
         Entry entry = new Entry(name.substring(0, name.length() - SUFFIX.length()), path, Files.size(path));
@@ -156,7 +156,7 @@ public final class FileCache {
         totalBytes += entry.size;
       }
       try (Stream<Path> files = Files.list(directory)) {
-        files.filter(p -> p.getFileName().toString().endsWith(".part")).forEach(FileCache::deleteQuietly);
+        files.filter(p -> p.getFileName().toString().endsWith(".part")).forEach(LocalFileCache::deleteQuietly);
       }
       synchronized (this) {
         evict();
