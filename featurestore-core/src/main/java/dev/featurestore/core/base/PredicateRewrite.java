@@ -16,6 +16,7 @@ abstract class PredicateRewrite extends ExpressionVisitors.ExpressionVisitor<Exp
   private final Schema schema;
   private final boolean caseSensitive;
 
+  /** A rewrite that looks each predicate's column up in {@code schema} (null: no lookup, field is null). */
   PredicateRewrite(Schema schema, boolean caseSensitive) {
     this.schema = schema;
     this.caseSensitive = caseSensitive;
@@ -62,7 +63,8 @@ abstract class PredicateRewrite extends ExpressionVisitors.ExpressionVisitor<Exp
   @Override
   public <T> Expression predicate(UnboundPredicate<T> pred) {
     String name = pred.ref().name();
-    Types.NestedField field = caseSensitive ? schema.findField(name) : schema.caseInsensitiveFindField(name);
+    Types.NestedField field = schema == null ? null
+        : caseSensitive ? schema.findField(name) : schema.caseInsensitiveFindField(name);
     return rewrite(pred, field);
   }
 }

@@ -5,6 +5,7 @@ import dev.featurestore.QueryResult;
 import dev.featurestore.Row;
 import dev.featurestore.ScanStats;
 import dev.featurestore.core.base.NanComparisons;
+import dev.featurestore.core.base.SqlNullSemantics;
 import dev.featurestore.core.base.TableHandle;
 import dev.featurestore.core.base.UuidBounds;
 import dev.featurestore.core.base.VersionResolver;

@@ -1,10 +1,10 @@
-package dev.featurestore.core.query;
+package dev.featurestore.core.base;
 
-import org.apache.iceberg.expressions.BoundPredicate;
 import org.apache.iceberg.expressions.Expression;
 import org.apache.iceberg.expressions.ExpressionVisitors;
 import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.expressions.UnboundPredicate;
+import org.apache.iceberg.types.Types;
 
 /**
  * Gives row filters SQL's null semantics. Iceberg's row {@code Evaluator} compares a null as
@@ -13,50 +13,25 @@ import org.apache.iceberg.expressions.UnboundPredicate;
  * down to the predicates, every comparison on a term is guarded with {@code term IS NOT NULL};
  * null and NaN tests are left as they are.
  */
-final class SqlNullSemantics {
+public final class SqlNullSemantics {
   private SqlNullSemantics() {}
 
-  static Expression rewrite(Expression filter) {
+  /** {@code filter} with every comparison guarded by {@code IS NOT NULL} on its term. */
+  public static Expression rewrite(Expression filter) {
     return ExpressionVisitors.visit(Expressions.rewriteNot(filter), new Guard());
   }
 
-  private static final class Guard extends ExpressionVisitors.ExpressionVisitor<Expression> {
-    @Override
-    public Expression alwaysTrue() {
-      return Expressions.alwaysTrue();
+  private static final class Guard extends PredicateRewrite {
+    Guard() {
+      super(null, true); // the guard needs no column: it applies to every comparison
     }
 
     @Override
-    public Expression alwaysFalse() {
-      return Expressions.alwaysFalse();
-    }
-
-    @Override
-    public Expression not(Expression result) {
-      return Expressions.not(result);
-    }
-
-    @Override
-    public Expression and(Expression left, Expression right) {
-      return Expressions.and(left, right);
-    }
-
-    @Override
-    public Expression or(Expression left, Expression right) {
-      return Expressions.or(left, right);
-    }
-
-    @Override
-    public <T> Expression predicate(UnboundPredicate<T> pred) {
+    <T> Expression rewrite(UnboundPredicate<T> pred, Types.NestedField field) {
       return switch (pred.op()) {
         case IS_NULL, NOT_NULL, IS_NAN, NOT_NAN -> pred;
         default -> Expressions.and(Expressions.notNull(pred.term()), pred);
       };
-    }
-
-    @Override
-    public <T> Expression predicate(BoundPredicate<T> pred) {
-      return pred;
     }
   }
 }
