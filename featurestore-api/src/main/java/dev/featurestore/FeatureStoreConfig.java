@@ -232,7 +232,7 @@ public final class FeatureStoreConfig {
         + ", warehouse=" + warehouseLocation().orElse(null)
         + ", catalog=" + (catalog != null ? catalog.name()
             : catalogKind == CatalogKind.EMBEDDED_SQLITE ? "embedded-sqlite"
-            : catalogKind.name().toLowerCase(java.util.Locale.ROOT) + " " + withoutSecrets(catalogUri))
+            : catalogKind.name().toLowerCase(java.util.Locale.ROOT) + " " + Redaction.uri(catalogUri))
         + ", fileIO=" + (fileIO != null ? fileIO.getClass().getSimpleName() : objectStorage != null ? "s3" : "local")
         + (objectStorage == null ? "" : ", objectStorage=" + objectStorage)
         + (coldStorage == null ? "" : ", coldStorage=" + coldStorage + ", coldCache=" + coldCacheDirectory().orElse(null)
@@ -242,24 +242,6 @@ public final class FeatureStoreConfig {
         + ", defaultFormatVersion=" + defaultFormatVersion
         + ", catalogPropertyKeys=" + catalogProperties.keySet()
         + ", tableDefaults=" + tableDefaults.keySet() + "}";
-  }
-
-  /** A catalog URI without user info or query, which may carry credentials. */
-  private static String withoutSecrets(String uri) {
-    if (uri == null) {
-      return null;
-    }
-    String printed = uri;
-    int query = printed.indexOf('?');
-    if (query >= 0) {
-      printed = printed.substring(0, query) + "?...";
-    }
-    int scheme = printed.indexOf("://");
-    int at = printed.indexOf('@');
-    if (scheme >= 0 && at > scheme) {
-      printed = printed.substring(0, scheme + 3) + "..." + printed.substring(at);
-    }
-    return printed;
   }
 
   /** Builds a {@link FeatureStoreConfig} and opens stores from it. Not thread-safe. */
@@ -393,7 +375,7 @@ public final class FeatureStoreConfig {
       requireNonNull(user, "user is null");
       requireNonNull(password, "password is null");
       if (!jdbcUrl.startsWith("jdbc:")) {
-        throw new IllegalArgumentException("Cannot set JDBC catalog: URL does not start with jdbc: " + withoutSecrets(jdbcUrl));
+        throw new IllegalArgumentException("Cannot set JDBC catalog: URL does not start with jdbc: " + Redaction.uri(jdbcUrl));
       }
       if (jdbcUrl.startsWith("jdbc:sqlite:")) {
         throw new IllegalArgumentException(
@@ -425,7 +407,7 @@ public final class FeatureStoreConfig {
     public Builder restCatalog(String uri) {
       requireNonNull(uri, "uri is null");
       if (!uri.startsWith("http://") && !uri.startsWith("https://")) {
-        throw new IllegalArgumentException("Cannot set REST catalog: URI is not http(s): " + withoutSecrets(uri));
+        throw new IllegalArgumentException("Cannot set REST catalog: URI is not http(s): " + Redaction.uri(uri));
       }
       this.catalogKind = CatalogKind.REST;
       this.catalogUri = uri;

@@ -11,6 +11,7 @@ import dev.featurestore.FeatureStoreConfig;
 import dev.featurestore.FeatureStoreException;
 import dev.featurestore.FeatureTable;
 import dev.featurestore.ObjectBrowser;
+import dev.featurestore.Redaction;
 import dev.featurestore.StorageException;
 import dev.featurestore.TableAlreadyExistsException;
 import dev.featurestore.TableDefinition;
@@ -141,8 +142,10 @@ final class DefaultFeatureStore implements FeatureStore {
       if (e instanceof FeatureStoreException || e instanceof IllegalArgumentException || e instanceof IllegalStateException) {
         throw e;
       }
+      java.util.Set<String> secrets = Redaction.secretsOf(config);
       throw ObjectStorageErrors.translate(e, "open feature store").map(RuntimeException.class::cast)
-          .orElseGet(() -> new StorageException("Cannot open feature store: " + e.getMessage(), e));
+          .orElseGet(() -> new StorageException("Cannot open feature store: " + Redaction.text(e.getMessage(), secrets),
+              Redaction.throwable(e, secrets)));
     }
   }
 
@@ -169,7 +172,7 @@ final class DefaultFeatureStore implements FeatureStore {
         return config.catalog().map(c -> c.getClass().getSimpleName() + " " + c.name()).orElse("custom");
       default:
         return config.catalogKind().name().toLowerCase(java.util.Locale.ROOT) + " "
-            + config.catalogUri().map(SharedCatalogs::printable).orElse("?");
+            + config.catalogUri().map(Redaction::uri).orElse("?");
     }
   }
 
@@ -222,7 +225,6 @@ final class DefaultFeatureStore implements FeatureStore {
     requireNonNull(definition, "definition is null");
     checkOpen();
     TableId id = definition.id();
-    ensureNamespace(id.namespace());
     Map<String, String> props = new HashMap<>(LIBRARY_TABLE_DEFAULTS);
     props.put(TableProperties.COMMIT_NUM_RETRIES, Integer.toString(config.commitRetries()));
     props.putAll(config.tableDefaults());
@@ -230,6 +232,7 @@ final class DefaultFeatureStore implements FeatureStore {
     props.put(TableProperties.FORMAT_VERSION,
         Integer.toString(definition.formatVersion().orElse(config.defaultFormatVersion())));
     try {
+      ensureNamespace(id.namespace());
       if (!catalog.tableExists(identifier(id))) {
         checkLocationIsFree(id, definition);
       }
@@ -318,7 +321,11 @@ final class DefaultFeatureStore implements FeatureStore {
   public boolean tableExists(TableId id) {
     requireNonNull(id, "id is null");
     checkOpen();
-    return catalog.tableExists(identifier(id));
+    try {
+      return catalog.tableExists(identifier(id));
+    } catch (RuntimeException e) {
+      throw Errors.translate(e, "check table " + id);
+    }
   }
 
   @Override
@@ -326,8 +333,12 @@ final class DefaultFeatureStore implements FeatureStore {
     checkOpen();
     List<String> names = new ArrayList<>();
     if (catalog instanceof SupportsNamespaces namespaces) {
-      for (Namespace ns : namespaces.listNamespaces()) {
-        names.add(String.join(".", ns.levels()));
+      try {
+        for (Namespace ns : namespaces.listNamespaces()) {
+          names.add(String.join(".", ns.levels()));
+        }
+      } catch (RuntimeException e) {
+        throw Errors.translate(e, "list namespaces");
       }
     }
     names.sort(Comparator.naturalOrder());
@@ -347,6 +358,8 @@ final class DefaultFeatureStore implements FeatureStore {
       return ids;
     } catch (NoSuchNamespaceException e) {
       return List.of();
+    } catch (RuntimeException e) {
+      throw Errors.translate(e, "list tables of " + namespace);
     }
   }
 
@@ -383,7 +396,7 @@ final class DefaultFeatureStore implements FeatureStore {
   public CatalogRecoveryResult recoverCatalog() {
     checkOpen();
     String warehouse = config.warehouseLocation()
-        .orElseThrow(() -> new IllegalStateException("Cannot recover catalog: the store has no warehouse location"));
+        .orElseThrow(() -> new dev.featurestore.InvalidStateException("Cannot recover catalog: the store has no warehouse location"));
     try {
       return CatalogRecovery.recover(catalog, io, warehouse);
     } catch (RuntimeException e) {
