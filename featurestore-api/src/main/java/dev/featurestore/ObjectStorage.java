@@ -109,7 +109,10 @@ public final class ObjectStorage {
   /**
    * B2 settings from the process environment: {@value #ENV_BUCKET}, {@value #ENV_ENDPOINT},
    * {@value #ENV_REGION} (optional when the endpoint names it), {@value #ENV_KEY_ID} and
-   * {@value #ENV_KEY}.
+   * {@value #ENV_KEY}. With {@value #ENV_REGION} set, {@value #ENV_ENDPOINT} may be any http(s)
+   * endpoint (a proxy, a custom domain, a local stand-in) and is used as given, as
+   * {@link Builder#endpoint(String)} does; the store logs a warning, and the doctor reports one,
+   * when it does not look like B2 or is plain {@code http://}.
    *
    * @throws ValidationException naming every missing, placeholder or inconsistent variable and
    *     what to set it to
@@ -134,10 +137,12 @@ public final class ObjectStorage {
       if (checkEndpoint(endpoint) != null) {
         problems.add(ENV_ENDPOINT + " is not an http(s) URI (" + endpoint
             + "): set it to the bucket's S3 endpoint, e.g. https://s3.us-west-004.backblazeb2.com");
-      } else if (endpointRegion.isEmpty()) {
-        problems.add(ENV_ENDPOINT + " is not a B2 endpoint (" + endpoint
-            + "): set it to https://s3.<region>.backblazeb2.com as shown on the bucket's page");
-      } else if (region != null && !endpointRegion.get().equals(region)) {
+      } else if (endpointRegion.isEmpty() && region == null) {
+        // with B2_REGION set, any endpoint is taken as given: a proxy, a custom domain, a local stand-in
+        problems.add(ENV_ENDPOINT + " is not a B2 endpoint and names no region (" + endpoint
+            + "): set it to https://s3.<region>.backblazeb2.com as shown on the bucket's page, or set "
+            + ENV_REGION + " to use this endpoint as given");
+      } else if (endpointRegion.isPresent() && region != null && !endpointRegion.get().equals(region)) {
         problems.add(ENV_REGION + " (" + region + ") does not match " + ENV_ENDPOINT + " (" + endpoint
             + "): set " + ENV_REGION + " to " + endpointRegion.get() + " or remove it");
       }

@@ -136,6 +136,7 @@ final class DefaultFeatureStore implements FeatureStore {
           config.warehouseLocation().orElse("(decided by the catalog)"),
           config.coldStorage().map(c -> ", cold tier " + c.warehouseLocation()).orElse(""));
       LOG.debug("Opened feature store: {}", config);
+      TransportWarnings.of(config).forEach(w -> LOG.warn(w.logLine()));
       return store;
     } catch (RuntimeException e) {
       closeAll(owned);

@@ -131,6 +131,11 @@ final class StoreDoctor {
   // ---- configuration
 
   private void check(FeatureStoreConfig config) {
+    for (TransportWarnings.Warning w : TransportWarnings.of(config)) {
+      if (!w.check().equals("endpoint is B2")) { // the "setting endpoint" check below says that one
+        add(Check.warn(w.check(), w.detail(), w.fix()));
+      }
+    }
     Optional<ObjectStorage> storage = config.objectStorage();
     if (storage.isPresent() && config.fileIO().isEmpty()) {
       if (!objectStorage(storage.get())) {

@@ -41,14 +41,35 @@ class DoctorTest {
   void doctor_allGood_passesEveryCheckAndLeavesNoProbe() {
     DoctorReport report = doctor(s3.b2ThroughGate());
     assertThat(report.ok()).as(report.toString()).isTrue();
-    assertThat(names(report)).containsExactly("setting bucket", "setting endpoint", "setting region",
+    assertThat(names(report)).containsExactly("endpoint https", "setting bucket", "setting endpoint", "setting region",
         "setting access key id", "setting secret key", "setting key prefix", "endpoint reachable", "credentials",
         "bucket", "bucket write", "bucket read", "bucket list", "bucket delete", "catalog");
-    // the gate is not a B2 host name: the endpoint is the only warning
+    // the gate is plain http on loopback and not a B2 host name: the endpoint is the only warning
     assertThat(report.checks()).filteredOn(c -> c.status() != Status.OK).extracting(Check::name)
-        .containsExactly("setting endpoint");
+        .containsExactly("endpoint https", "setting endpoint");
     assertThat(report.check("setting secret key").get().detail()).isEqualTo("set (not shown)");
     assertThat(s3.gate().rejectedChecksum()).isZero();
+  }
+
+  @Test
+  void doctor_plainHttpEndpoint_warnsNamingTheSetting() {
+    DoctorReport report = doctor(s3.b2ThroughGate());
+    assertThat(report.check("endpoint https")).contains(Check.warn("endpoint https",
+        "Object storage endpoint is plain http: requests signed with the bucket's credentials and all data travel"
+            + " unencrypted: " + s3.gate().endpoint(),
+        "set B2_ENDPOINT (or ObjectStorage.Builder.endpoint(...)) to an https:// URI; plain http only for a local stand-in"));
+    assertThat(report.ok()).isTrue(); // a warning, not a failure
+  }
+
+  @Test
+  void doctorFromEnvironment_regionSet_takesAnyEndpointAsGiven_andPasses() {
+    Map<String, String> env = Map.of("B2_BUCKET_NAME", S3TestServer.BUCKET, "B2_ENDPOINT", s3.gate().endpoint(),
+        "B2_REGION", S3TestServer.REGION, "B2_APPLICATION_KEY_ID", S3TestServer.KEY_ID, "B2_APPLICATION_KEY", S3TestServer.SECRET);
+    DoctorReport report = FeatureStore.doctorFromEnvironment(root, env);
+    assertThat(report.ok()).as(report.toString()).isTrue();
+    assertThat(report.check("bucket delete").get().status()).isEqualTo(Status.OK);
+    assertThat(report.check("setting endpoint").get().status()).isEqualTo(Status.WARN);
+    assertThat(report.check("endpoint https").get().status()).isEqualTo(Status.WARN);
   }
 
   @Test
