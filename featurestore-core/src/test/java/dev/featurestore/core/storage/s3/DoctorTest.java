@@ -73,6 +73,38 @@ class DoctorTest {
   }
 
   @Test
+  void doctor_probeDeleteFailingTransiently_isRetried_andNoProbeStays() {
+    java.util.concurrent.atomic.AtomicInteger deletes = new java.util.concurrent.atomic.AtomicInteger();
+    // the doctor's client makes 2 attempts per call: the first two calls fail, the third lands
+    s3.gate().failHard(seen -> seen.method().equals("DELETE") && seen.target().contains(".featurestore-doctor")
+        && deletes.incrementAndGet() <= 4);
+    DoctorReport report = doctor(s3.b2ThroughGate());
+    assertThat(report.ok()).as(report.toString()).isTrue();
+    Check delete = report.check("bucket delete").orElseThrow();
+    assertThat(delete.status()).isEqualTo(Status.WARN);
+    assertThat(delete.detail()).matches("deleted \\.featurestore-doctor/[0-9a-f-]{36} at try 3 of 3 \\(transient storage failures\\)");
+    assertThat(s3.keys(".featurestore-doctor/")).isEmpty();
+  }
+
+  @Test
+  void doctor_probeDeleteFailingForGood_failsNamingTheKeyThatStays() {
+    s3.gate().failHard(seen -> seen.method().equals("DELETE") && seen.target().contains(".featurestore-doctor"));
+    DoctorReport report = FeatureStore.doctor(FeatureStore.builder().root(root).objectStorage(s3.b2ThroughGate()).config());
+    List<String> left = s3.keys(".featurestore-doctor/");
+    try {
+      Check delete = report.check("bucket delete").orElseThrow();
+      assertThat(delete.status()).isEqualTo(Status.FAIL);
+      assertThat(left).hasSize(1);
+      assertThat(delete.detail()).endsWith(": 3 tries: the probe object stays: " + left.get(0));
+      assertThat(delete.fix()).contains("delete " + left.get(0) + " by hand");
+      assertThat(report.check("probe cleanup")).isEmpty(); // said once, in the delete check
+    } finally {
+      s3.gate().reset();
+      left.forEach(key -> s3.direct().deleteObject(b -> b.bucket(S3TestServer.BUCKET).key(key)));
+    }
+  }
+
+  @Test
   void doctor_onOpenStore_runsTheSameChecks() {
     try (FeatureStore store = FeatureStore.builder().root(root).objectStorage(s3.b2ThroughGate()).build()) {
       assertThat(store.doctor().ok()).isTrue();
