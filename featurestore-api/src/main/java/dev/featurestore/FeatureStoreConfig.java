@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import dev.featurestore.spi.FeatureStoreProvider;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.Iterator;
@@ -38,22 +39,12 @@ public final class FeatureStoreConfig {
   public static final Duration DEFAULT_BUSY_TIMEOUT = Duration.ofSeconds(30);
 
   private final Path root;
-  private final Path catalogFile;
-  private final String warehouseLocation;
-  private final Catalog catalog;
-  private final FileIO fileIO;
-  private final ObjectStorage objectStorage;
-  private final int commitRetries;
-  private final Duration busyTimeout;
+  private final CatalogSettings catalog;
+  private final StorageSettings storage;
   private final int defaultFormatVersion;
-  private final Map<String, String> catalogProperties;
   private final Map<String, String> tableDefaults;
-  private final CatalogKind catalogKind;
-  private final String catalogUri;
   private final MetricsListener metricsListener;
-  private final ObjectStorage coldStorage;
-  private final Path coldCacheDirectory;
-  private final long coldCacheMaxBytes;
+  private final Clock clock;
 
   /** Which catalog a store commits through. */
   public enum CatalogKind {
@@ -69,22 +60,12 @@ public final class FeatureStoreConfig {
 
   private FeatureStoreConfig(Builder builder) {
     this.root = builder.root;
-    this.catalogFile = builder.catalogFile;
-    this.warehouseLocation = builder.warehouseLocation;
-    this.catalog = builder.catalog;
-    this.fileIO = builder.fileIO;
-    this.objectStorage = builder.objectStorage;
-    this.commitRetries = builder.commitRetries;
-    this.busyTimeout = builder.busyTimeout;
+    this.catalog = builder.catalog.build();
+    this.storage = builder.storage.build();
     this.defaultFormatVersion = builder.defaultFormatVersion;
-    this.catalogProperties = Collections.unmodifiableMap(new LinkedHashMap<>(builder.catalogProperties));
     this.tableDefaults = Collections.unmodifiableMap(new LinkedHashMap<>(builder.tableDefaults));
-    this.catalogKind = builder.catalog != null ? CatalogKind.CUSTOM : builder.catalogKind;
-    this.catalogUri = builder.catalogUri;
     this.metricsListener = builder.metricsListener;
-    this.coldStorage = builder.coldStorage;
-    this.coldCacheDirectory = builder.coldCacheDirectory;
-    this.coldCacheMaxBytes = builder.coldCacheMaxBytes;
+    this.clock = builder.clock;
   }
 
   public static Builder builder() {
@@ -95,22 +76,12 @@ public final class FeatureStoreConfig {
   public Builder toBuilder() {
     Builder builder = new Builder();
     builder.root = root;
-    builder.catalogFile = catalogFile;
-    builder.warehouseLocation = warehouseLocation;
-    builder.catalog = catalog;
-    builder.fileIO = fileIO;
-    builder.objectStorage = objectStorage;
-    builder.commitRetries = commitRetries;
-    builder.busyTimeout = busyTimeout;
+    builder.catalog = catalog.toDraft();
+    builder.storage = storage.toDraft();
     builder.defaultFormatVersion = defaultFormatVersion;
-    builder.catalogProperties.putAll(catalogProperties);
     builder.tableDefaults.putAll(tableDefaults);
-    builder.catalogKind = catalogKind == CatalogKind.CUSTOM ? CatalogKind.EMBEDDED_SQLITE : catalogKind;
-    builder.catalogUri = catalogUri;
     builder.metricsListener = metricsListener;
-    builder.coldStorage = coldStorage;
-    builder.coldCacheDirectory = coldCacheDirectory;
-    builder.coldCacheMaxBytes = coldCacheMaxBytes;
+    builder.clock = clock;
     return builder;
   }
 
@@ -121,13 +92,7 @@ public final class FeatureStoreConfig {
 
   /** The SQLite catalog file: set explicitly, or {@code <root>/catalog.db}; empty for other catalogs. */
   public Optional<Path> catalogFile() {
-    if (catalogKind != CatalogKind.EMBEDDED_SQLITE) {
-      return Optional.empty();
-    }
-    if (catalogFile != null) {
-      return Optional.of(catalogFile);
-    }
-    return root().map(r -> r.resolve("catalog.db"));
+    return catalog.catalogFile(root);
   }
 
   /**
@@ -135,23 +100,17 @@ public final class FeatureStoreConfig {
    * {@code s3://<bucket>/<keyPrefix>warehouse}; else {@code <root>/warehouse}.
    */
   public Optional<String> warehouseLocation() {
-    if (warehouseLocation != null) {
-      return Optional.of(warehouseLocation);
-    }
-    if (objectStorage != null) {
-      return Optional.of(objectStorage.warehouseLocation());
-    }
-    return root().map(r -> r.resolve("warehouse").toAbsolutePath().toString());
+    return storage.warehouseLocation(root);
   }
 
   /** A caller-supplied Iceberg catalog used instead of the embedded SQLite catalog. */
   public Optional<Catalog> catalog() {
-    return Optional.ofNullable(catalog);
+    return catalog.catalog();
   }
 
   /** Which catalog the store commits through. */
   public CatalogKind catalogKind() {
-    return catalogKind;
+    return catalog.kind();
   }
 
   /**
@@ -160,7 +119,7 @@ public final class FeatureStoreConfig {
    * {@link #catalogProperties()}, not here.
    */
   public Optional<String> catalogUri() {
-    return Optional.ofNullable(catalogUri);
+    return catalog.uri();
   }
 
   /** The listener that receives scan and commit reports, if set. */
@@ -170,17 +129,17 @@ public final class FeatureStoreConfig {
 
   /** A caller-supplied FileIO used instead of the local-disk FileIO. */
   public Optional<FileIO> fileIO() {
-    return Optional.ofNullable(fileIO);
+    return storage.fileIO();
   }
 
   /** The bucket that holds the warehouse, if the store is on object storage. */
   public Optional<ObjectStorage> objectStorage() {
-    return Optional.ofNullable(objectStorage);
+    return storage.objectStorage();
   }
 
   /** The cold tier's bucket, if the store tiers data (see {@link FeatureTable#tiering()}). */
   public Optional<ObjectStorage> coldStorage() {
-    return Optional.ofNullable(coldStorage);
+    return storage.coldStorage();
   }
 
   /**
@@ -188,26 +147,20 @@ public final class FeatureStoreConfig {
    * without cold storage.
    */
   public Optional<Path> coldCacheDirectory() {
-    if (coldStorage == null) {
-      return Optional.empty();
-    }
-    if (coldCacheDirectory != null) {
-      return Optional.of(coldCacheDirectory);
-    }
-    return root().map(r -> r.resolve("cold-cache"));
+    return storage.coldCacheDirectory(root);
   }
 
   /** The size bound of the cold cache in bytes (default {@link #DEFAULT_COLD_CACHE_BYTES}). */
   public long coldCacheMaxBytes() {
-    return coldCacheMaxBytes;
+    return storage.coldCacheMaxBytes();
   }
 
   public int commitRetries() {
-    return commitRetries;
+    return catalog.commitRetries();
   }
 
   public Duration busyTimeout() {
-    return busyTimeout;
+    return catalog.busyTimeout();
   }
 
   public int defaultFormatVersion() {
@@ -216,7 +169,16 @@ public final class FeatureStoreConfig {
 
   /** Extra properties passed to the Iceberg catalog when the store creates it. */
   public Map<String, String> catalogProperties() {
-    return catalogProperties;
+    return catalog.properties();
+  }
+
+  /**
+   * The clock the store decides by where an operation depends on the current time: the age window
+   * of orphan-file removal, relative snapshot-expiry cutoffs of maintenance policies, tiering age
+   * thresholds, catalog lease expiry. Default {@link Clock#systemUTC()}.
+   */
+  public Clock clock() {
+    return clock;
   }
 
   /** Table properties applied to every table the store creates (a table's own win). */
@@ -230,57 +192,25 @@ public final class FeatureStoreConfig {
     return "FeatureStoreConfig{root=" + root
         + ", catalogFile=" + catalogFile().orElse(null)
         + ", warehouse=" + warehouseLocation().orElse(null)
-        + ", catalog=" + (catalog != null ? catalog.name()
-            : catalogKind == CatalogKind.EMBEDDED_SQLITE ? "embedded-sqlite"
-            : catalogKind.name().toLowerCase(java.util.Locale.ROOT) + " " + withoutSecrets(catalogUri))
-        + ", fileIO=" + (fileIO != null ? fileIO.getClass().getSimpleName() : objectStorage != null ? "s3" : "local")
-        + (objectStorage == null ? "" : ", objectStorage=" + objectStorage)
-        + (coldStorage == null ? "" : ", coldStorage=" + coldStorage + ", coldCache=" + coldCacheDirectory().orElse(null)
-            + " (" + coldCacheMaxBytes + " bytes)")
-        + ", commitRetries=" + commitRetries
-        + ", busyTimeout=" + busyTimeout
+        + ", catalog=" + catalog.describe()
+        + storage.describe(root)
+        + ", commitRetries=" + commitRetries()
+        + ", busyTimeout=" + busyTimeout()
         + ", defaultFormatVersion=" + defaultFormatVersion
-        + ", catalogPropertyKeys=" + catalogProperties.keySet()
-        + ", tableDefaults=" + tableDefaults.keySet() + "}";
-  }
-
-  /** A catalog URI without user info or query, which may carry credentials. */
-  private static String withoutSecrets(String uri) {
-    if (uri == null) {
-      return null;
-    }
-    String printed = uri;
-    int query = printed.indexOf('?');
-    if (query >= 0) {
-      printed = printed.substring(0, query) + "?...";
-    }
-    int scheme = printed.indexOf("://");
-    int at = printed.indexOf('@');
-    if (scheme >= 0 && at > scheme) {
-      printed = printed.substring(0, scheme + 3) + "..." + printed.substring(at);
-    }
-    return printed;
+        + ", catalogPropertyKeys=" + catalogProperties().keySet()
+        + ", tableDefaults=" + tableDefaults.keySet()
+        + (clock.equals(Clock.systemUTC()) ? "" : ", clock=" + clock) + "}";
   }
 
   /** Builds a {@link FeatureStoreConfig} and opens stores from it. Not thread-safe. */
   public static final class Builder {
     private Path root;
-    private Path catalogFile;
-    private String warehouseLocation;
-    private Catalog catalog;
-    private FileIO fileIO;
-    private ObjectStorage objectStorage;
-    private int commitRetries = DEFAULT_COMMIT_RETRIES;
-    private Duration busyTimeout = DEFAULT_BUSY_TIMEOUT;
+    private CatalogSettings.Draft catalog = new CatalogSettings.Draft();
+    private StorageSettings.Draft storage = new StorageSettings.Draft();
     private int defaultFormatVersion = 2;
-    private final Map<String, String> catalogProperties = new LinkedHashMap<>();
     private final Map<String, String> tableDefaults = new LinkedHashMap<>();
-    private CatalogKind catalogKind = CatalogKind.EMBEDDED_SQLITE;
-    private String catalogUri;
     private MetricsListener metricsListener;
-    private ObjectStorage coldStorage;
-    private Path coldCacheDirectory;
-    private long coldCacheMaxBytes = DEFAULT_COLD_CACHE_BYTES;
+    private Clock clock = Clock.systemUTC();
 
     private Builder() {}
 
@@ -292,17 +222,13 @@ public final class FeatureStoreConfig {
 
     /** Where the SQLite catalog file lives (default {@code <root>/catalog.db}). */
     public Builder catalogFile(Path catalogFile) {
-      this.catalogFile = requireNonNull(catalogFile, "catalogFile is null");
+      catalog.catalogFile(catalogFile);
       return this;
     }
 
     /** Where table data and metadata live (default {@code <root>/warehouse}). */
     public Builder warehouseLocation(String warehouseLocation) {
-      requireNonNull(warehouseLocation, "warehouseLocation is null");
-      if (warehouseLocation.isBlank()) {
-        throw new IllegalArgumentException("Cannot set warehouse location: location is blank");
-      }
-      this.warehouseLocation = warehouseLocation;
+      storage.warehouseLocation(warehouseLocation);
       return this;
     }
 
@@ -311,7 +237,7 @@ public final class FeatureStoreConfig {
      * closing the store does not close this catalog.
      */
     public Builder catalog(Catalog catalog) {
-      this.catalog = requireNonNull(catalog, "catalog is null");
+      this.catalog.catalog(catalog);
       return this;
     }
 
@@ -320,7 +246,7 @@ public final class FeatureStoreConfig {
      * ownership: closing the store does not close it.
      */
     public Builder fileIO(FileIO fileIO) {
-      this.fileIO = requireNonNull(fileIO, "fileIO is null");
+      storage.fileIO(fileIO);
       return this;
     }
 
@@ -335,7 +261,7 @@ public final class FeatureStoreConfig {
      * }</pre>
      */
     public Builder objectStorage(ObjectStorage objectStorage) {
-      this.objectStorage = requireNonNull(objectStorage, "objectStorage is null");
+      storage.objectStorage(objectStorage);
       return this;
     }
 
@@ -351,7 +277,7 @@ public final class FeatureStoreConfig {
      * }</pre>
      */
     public Builder coldStorage(ObjectStorage coldStorage) {
-      this.coldStorage = requireNonNull(coldStorage, "coldStorage is null");
+      storage.coldStorage(coldStorage);
       return this;
     }
 
@@ -363,12 +289,7 @@ public final class FeatureStoreConfig {
      * @throws IllegalArgumentException if {@code maxBytes} is not positive
      */
     public Builder coldCache(Path directory, long maxBytes) {
-      requireNonNull(directory, "directory is null");
-      if (maxBytes <= 0) {
-        throw new IllegalArgumentException("Cannot set cold cache: size bound must be positive: " + maxBytes);
-      }
-      this.coldCacheDirectory = directory;
-      this.coldCacheMaxBytes = maxBytes;
+      storage.coldCache(directory, maxBytes);
       return this;
     }
 
@@ -389,20 +310,7 @@ public final class FeatureStoreConfig {
      * }</pre>
      */
     public Builder jdbcCatalog(String jdbcUrl, String user, String password) {
-      requireNonNull(jdbcUrl, "jdbcUrl is null");
-      requireNonNull(user, "user is null");
-      requireNonNull(password, "password is null");
-      if (!jdbcUrl.startsWith("jdbc:")) {
-        throw new IllegalArgumentException("Cannot set JDBC catalog: URL does not start with jdbc: " + withoutSecrets(jdbcUrl));
-      }
-      if (jdbcUrl.startsWith("jdbc:sqlite:")) {
-        throw new IllegalArgumentException(
-            "Cannot set JDBC catalog: SQLite is the embedded catalog: use catalogFile(path) instead: " + jdbcUrl);
-      }
-      this.catalogKind = CatalogKind.JDBC;
-      this.catalogUri = jdbcUrl;
-      catalogProperties.put("jdbc.user", user);
-      catalogProperties.put("jdbc.password", password);
+      catalog.jdbc(jdbcUrl, user, password);
       return this;
     }
 
@@ -423,12 +331,7 @@ public final class FeatureStoreConfig {
      * }</pre>
      */
     public Builder restCatalog(String uri) {
-      requireNonNull(uri, "uri is null");
-      if (!uri.startsWith("http://") && !uri.startsWith("https://")) {
-        throw new IllegalArgumentException("Cannot set REST catalog: URI is not http(s): " + withoutSecrets(uri));
-      }
-      this.catalogKind = CatalogKind.REST;
-      this.catalogUri = uri;
+      catalog.rest(uri);
       return this;
     }
 
@@ -441,23 +344,27 @@ public final class FeatureStoreConfig {
       return this;
     }
 
+    /**
+     * The clock the store decides by where an operation depends on the current time (see
+     * {@link FeatureStoreConfig#clock()}); default {@link Clock#systemUTC()}. Tests pass a clock they
+     * advance instead of sleeping. Commit and snapshot timestamps are Iceberg's own (the system
+     * clock), so set a clock at or after the system time, or age thresholds will see every snapshot
+     * as young.
+     */
+    public Builder clock(Clock clock) {
+      this.clock = requireNonNull(clock, "clock is null");
+      return this;
+    }
+
     /** Optimistic commit retries per operation (default 20). */
     public Builder commitRetries(int commitRetries) {
-      if (commitRetries < 0 || commitRetries > 1000) {
-        throw new IllegalArgumentException(
-            "Cannot set commit retries: expected 0 to 1000: " + commitRetries);
-      }
-      this.commitRetries = commitRetries;
+      catalog.commitRetries(commitRetries);
       return this;
     }
 
     /** How long a writer waits for the SQLite catalog lock before failing (default 30 s). */
     public Builder busyTimeout(Duration busyTimeout) {
-      requireNonNull(busyTimeout, "busyTimeout is null");
-      if (busyTimeout.isNegative()) {
-        throw new IllegalArgumentException("Cannot set busy timeout: negative: " + busyTimeout);
-      }
-      this.busyTimeout = busyTimeout;
+      catalog.busyTimeout(busyTimeout);
       return this;
     }
 
@@ -473,9 +380,7 @@ public final class FeatureStoreConfig {
 
     /** Adds a property passed to the Iceberg catalog the store creates. */
     public Builder catalogProperty(String key, String value) {
-      requireNonNull(key, "key is null");
-      requireNonNull(value, "value is null");
-      catalogProperties.put(key, value);
+      catalog.property(key, value);
       return this;
     }
 
@@ -489,76 +394,42 @@ public final class FeatureStoreConfig {
 
     /** The configuration, checked. */
     public FeatureStoreConfig config() {
-      checkColdTier();
-      if (catalogKind != CatalogKind.EMBEDDED_SQLITE) {
-        if (catalog != null) {
+      storage.checkColdTier(catalog, root);
+      if (catalog.kind() != CatalogKind.EMBEDDED_SQLITE) {
+        if (catalog.hasCatalog()) {
           throw new IllegalStateException(
-              "Cannot configure feature store: catalog(...) and " + kindSetter() + " are exclusive");
+              "Cannot configure feature store: catalog(...) and " + catalog.kindSetter() + " are exclusive");
         }
-        if (catalogFile != null) {
+        if (catalog.hasCatalogFile()) {
           throw new IllegalStateException(
-              "Cannot configure feature store: catalogFile(...) and " + kindSetter() + " are exclusive");
+              "Cannot configure feature store: catalogFile(...) and " + catalog.kindSetter() + " are exclusive");
         }
-        if (catalogKind == CatalogKind.JDBC && root == null && warehouseLocation == null && objectStorage == null) {
+        if (catalog.kind() == CatalogKind.JDBC && root == null && !storage.hasWarehouseLocation() && !storage.hasObjectStorage()) {
           throw new IllegalStateException(
               "Cannot configure feature store: the JDBC catalog needs a warehouse: set warehouseLocation(...), objectStorage(...) or root(dir)");
         }
-        if (objectStorage != null && warehouseLocation != null
-            && !warehouseLocation.startsWith("s3://" + objectStorage.bucket() + "/")) {
-          throw new IllegalStateException(
-              "Cannot configure feature store: warehouse location is outside the object storage bucket: " + warehouseLocation);
-        }
+        storage.checkWarehouseInBucket();
         return new FeatureStoreConfig(this);
       }
-      if (objectStorage != null && catalog == null && root == null && catalogFile == null) {
+      boolean custom = catalog.hasCatalog();
+      if (storage.hasObjectStorage() && !custom && root == null && !catalog.hasCatalogFile()) {
         throw new IllegalStateException(
             "Cannot configure feature store: object storage keeps the catalog local: set root(dir) or catalogFile(path)");
       }
-      if (catalog == null && root == null && catalogFile == null) {
+      if (!custom && root == null && !catalog.hasCatalogFile()) {
         throw new IllegalStateException(
             "Cannot configure feature store: set root(dir) for the embedded catalog, or catalog(...)");
       }
-      if (objectStorage != null && warehouseLocation != null
-          && !warehouseLocation.startsWith("s3://" + objectStorage.bucket() + "/")) {
-        throw new IllegalStateException(
-            "Cannot configure feature store: warehouse location is outside the object storage bucket: " + warehouseLocation);
-      }
-      if (catalog == null && root == null && warehouseLocation == null && objectStorage == null) {
+      storage.checkWarehouseInBucket();
+      if (!custom && root == null && !storage.hasWarehouseLocation() && !storage.hasObjectStorage()) {
         throw new IllegalStateException(
             "Cannot configure feature store: set root(dir) or warehouseLocation(...) for the embedded catalog");
       }
-      if (catalog != null && catalogFile != null) {
+      if (custom && catalog.hasCatalogFile()) {
         throw new IllegalStateException(
             "Cannot configure feature store: catalogFile(...) and catalog(...) are exclusive");
       }
       return new FeatureStoreConfig(this);
-    }
-
-    private void checkColdTier() {
-      if (coldStorage == null) {
-        if (coldCacheDirectory != null) {
-          throw new IllegalStateException("Cannot configure feature store: coldCache(...) needs coldStorage(...)");
-        }
-        return;
-      }
-      if (catalog != null || catalogKind == CatalogKind.REST) {
-        throw new IllegalStateException(
-            "Cannot configure feature store: cold storage needs the embedded or JDBC catalog (they read through the store's FileIO)");
-      }
-      if (root == null && coldCacheDirectory == null) {
-        throw new IllegalStateException(
-            "Cannot configure feature store: cold storage needs a local cache: set root(dir) or coldCache(dir, maxBytes)");
-      }
-      if (objectStorage != null && objectStorage.bucket().equals(coldStorage.bucket())
-          && objectStorage.keyPrefix().equals(coldStorage.keyPrefix())) {
-        throw new IllegalStateException(
-            "Cannot configure feature store: cold storage is the hot warehouse: use another bucket or key prefix: "
-                + coldStorage.bucket());
-      }
-    }
-
-    private String kindSetter() {
-      return catalogKind == CatalogKind.JDBC ? "jdbcCatalog(...)" : "restCatalog(...)";
     }
 
     /** Opens a store with this configuration. The caller must close it. */

@@ -8,15 +8,22 @@ package dev.featurestore;
  * or fix the storage ({@link StorageException}).
  *
  * <p>Messages follow one shape, {@code Cannot <verb> <object>: <reason>: <value>}, and never contain
- * credentials.
+ * credentials: neither do their causes. A message or a cause chain that holds one (a password in a
+ * JDBC URL, a token parameter, see {@link Redaction}) is redacted when the exception is made.
  */
 public class FeatureStoreException extends RuntimeException {
   public FeatureStoreException(String message) {
-    super(message);
+    super(Redaction.text(message));
   }
 
   public FeatureStoreException(String message, Throwable cause) {
-    super(message, cause);
+    super(Redaction.text(message), Redaction.throwable(cause));
+  }
+
+  /** Sets the cause, redacted as in the constructor. */
+  @Override
+  public synchronized Throwable initCause(Throwable cause) {
+    return super.initCause(Redaction.throwable(cause));
   }
 
   /**

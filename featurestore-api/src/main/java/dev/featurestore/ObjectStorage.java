@@ -4,8 +4,6 @@ import static java.util.Objects.requireNonNull;
 
 import java.net.URI;
 import java.net.URISyntaxException;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
@@ -45,8 +43,8 @@ public final class ObjectStorage {
 
   private static final Pattern B2_ENDPOINT =
       Pattern.compile("https?://s3\\.([a-z0-9-]+)\\.backblazeb2\\.com/?", Pattern.CASE_INSENSITIVE);
-  private static final Pattern BUCKET = Pattern.compile("[a-zA-Z0-9][a-zA-Z0-9.-]{1,61}[a-zA-Z0-9]");
-  private static final Pattern REGION = Pattern.compile("[a-z0-9-]{2,40}");
+  static final Pattern BUCKET = Pattern.compile("[a-zA-Z0-9][a-zA-Z0-9.-]{1,61}[a-zA-Z0-9]");
+  static final Pattern REGION = Pattern.compile("[a-z0-9-]{2,40}");
 
   private final StorageProvider provider;
   private final String bucket;
@@ -109,7 +107,10 @@ public final class ObjectStorage {
   /**
    * B2 settings from the process environment: {@value #ENV_BUCKET}, {@value #ENV_ENDPOINT},
    * {@value #ENV_REGION} (optional when the endpoint names it), {@value #ENV_KEY_ID} and
-   * {@value #ENV_KEY}.
+   * {@value #ENV_KEY}. With {@value #ENV_REGION} set, {@value #ENV_ENDPOINT} may be any http(s)
+   * endpoint (a proxy, a custom domain, a local stand-in) and is used as given, as
+   * {@link Builder#endpoint(String)} does; the store logs a warning, and the doctor reports one,
+   * when it does not look like B2 or is plain {@code http://}.
    *
    * @throws ValidationException naming every missing, placeholder or inconsistent variable and
    *     what to set it to
@@ -120,81 +121,7 @@ public final class ObjectStorage {
 
   /** As {@link #fromEnvironment()}, reading {@code env} instead of the process environment. */
   public static ObjectStorage fromEnvironment(Map<String, String> env) {
-    requireNonNull(env, "env is null");
-    List<String> problems = new ArrayList<>();
-    String bucket = required(env, ENV_BUCKET, false, "the name of your B2 bucket", problems);
-    String endpoint = optional(env, ENV_ENDPOINT, false,
-        "the bucket's S3 endpoint, e.g. https://s3.us-west-004.backblazeb2.com", problems);
-    String region = optional(env, ENV_REGION, false, "the bucket's region, e.g. us-west-004", problems);
-    String keyId = required(env, ENV_KEY_ID, true, "the keyID of a B2 application key", problems);
-    String key = required(env, ENV_KEY, true, "the applicationKey shown once when the key was created", problems);
-
-    if (endpoint != null) {
-      Optional<String> endpointRegion = b2Region(endpoint);
-      if (checkEndpoint(endpoint) != null) {
-        problems.add(ENV_ENDPOINT + " is not an http(s) URI (" + endpoint
-            + "): set it to the bucket's S3 endpoint, e.g. https://s3.us-west-004.backblazeb2.com");
-      } else if (endpointRegion.isEmpty()) {
-        problems.add(ENV_ENDPOINT + " is not a B2 endpoint (" + endpoint
-            + "): set it to https://s3.<region>.backblazeb2.com as shown on the bucket's page");
-      } else if (region != null && !endpointRegion.get().equals(region)) {
-        problems.add(ENV_REGION + " (" + region + ") does not match " + ENV_ENDPOINT + " (" + endpoint
-            + "): set " + ENV_REGION + " to " + endpointRegion.get() + " or remove it");
-      }
-    } else if (region == null && isBlank(env.get(ENV_ENDPOINT)) && isBlank(env.get(ENV_REGION))) {
-      problems.add(ENV_ENDPOINT + " is missing: set it to the bucket's S3 endpoint, "
-          + "e.g. https://s3.us-west-004.backblazeb2.com (or set " + ENV_REGION + ")");
-    }
-    if (region != null && !REGION.matcher(region).matches()) {
-      problems.add(ENV_REGION + " is not a region name (" + region + "): set it to e.g. us-west-004");
-    }
-    if (bucket != null && !BUCKET.matcher(bucket).matches()) {
-      problems.add(ENV_BUCKET + " is not a bucket name (" + bucket
-          + "): use the bucket's name (letters, digits and hyphens), not its id or URL");
-    }
-    if (!problems.isEmpty()) {
-      throw new ValidationException("Cannot configure object storage from the environment: "
-          + problems.size() + (problems.size() == 1 ? " problem: " : " problems: ")
-          + String.join("; ", problems));
-    }
-    Builder builder = builder(StorageProvider.B2).bucket(bucket).credentials(keyId, key);
-    if (endpoint != null) {
-      builder.endpoint(endpoint);
-    }
-    if (region != null) {
-      builder.region(region);
-    }
-    return builder.build();
-  }
-
-  private static String required(Map<String, String> env, String name, boolean secret, String what, List<String> problems) {
-    String value = env.get(name);
-    if (value == null || value.isBlank()) {
-      problems.add(name + " is missing: set it to " + what);
-      return null;
-    }
-    return checkPlaceholder(name, value.strip(), secret, what, problems);
-  }
-
-  private static String optional(Map<String, String> env, String name, boolean secret, String what, List<String> problems) {
-    String value = env.get(name);
-    if (value == null || value.isBlank()) {
-      return null;
-    }
-    return checkPlaceholder(name, value.strip(), secret, what, problems);
-  }
-
-  private static String checkPlaceholder(String name, String value, boolean secret, String what, List<String> problems) {
-    if (isPlaceholder(value)) {
-      // Never echo a credential variable, even a placeholder: it might be a real key after all.
-      problems.add(name + " holds a placeholder" + (secret ? "" : " (" + value + ")") + ": set it to " + what);
-      return null;
-    }
-    return value;
-  }
-
-  private static boolean isBlank(String value) {
-    return value == null || value.isBlank();
+    return B2Environment.read(env);
   }
 
   /** True for values left from a template: {@code changeme}, {@code your-...}, {@code <...>}, {@code xxx}. */
@@ -215,7 +142,7 @@ public final class ObjectStorage {
   }
 
   /** Null if {@code endpoint} is an absolute http(s) URI with a host, else the reason. */
-  private static String checkEndpoint(String endpoint) {
+  static String checkEndpoint(String endpoint) {
     try {
       URI uri = new URI(endpoint);
       if (uri.getScheme() == null || !(uri.getScheme().equalsIgnoreCase("http") || uri.getScheme().equalsIgnoreCase("https"))) {

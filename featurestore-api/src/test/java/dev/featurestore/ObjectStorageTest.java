@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -65,6 +66,31 @@ class ObjectStorageTest {
         .hasMessage("Cannot configure object storage from the environment: 1 problem: "
             + "B2_REGION (eu-central-003) does not match B2_ENDPOINT (https://s3.us-west-004.backblazeb2.com): "
             + "set B2_REGION to us-west-004 or remove it");
+  }
+
+  @Test
+  void fromEnvironment_withRegionSet_takesAnyEndpointAsGiven() {
+    for (String endpoint : List.of("https://b2-proxy.internal:8443", "https://files.example.com", "http://127.0.0.1:9000")) {
+      ObjectStorage s = ObjectStorage.fromEnvironment(env(
+          "B2_BUCKET_NAME", "my-features", "B2_ENDPOINT", endpoint, "B2_REGION", "us-west-004",
+          "B2_APPLICATION_KEY_ID", KEY_ID, "B2_APPLICATION_KEY", KEY));
+      assertThat(s.endpoint()).contains(endpoint);
+      assertThat(s.region()).isEqualTo("us-west-004");
+      assertThat(s.provider()).isEqualTo(StorageProvider.B2);
+      assertThat(s.pathStyle()).isTrue();
+    }
+  }
+
+  @Test
+  void fromEnvironment_withOtherEndpointAndNoRegion_saysToSetTheRegion() {
+    assertThatThrownBy(() -> ObjectStorage.fromEnvironment(env(
+        "B2_BUCKET_NAME", "my-features", "B2_ENDPOINT", "https://b2-proxy.internal:8443",
+        "B2_APPLICATION_KEY_ID", KEY_ID, "B2_APPLICATION_KEY", KEY)))
+        .isInstanceOf(ValidationException.class)
+        .hasMessage("Cannot configure object storage from the environment: 1 problem: "
+            + "B2_ENDPOINT is not a B2 endpoint and names no region (https://b2-proxy.internal:8443): "
+            + "set it to https://s3.<region>.backblazeb2.com as shown on the bucket's page, or set B2_REGION to use "
+            + "this endpoint as given");
   }
 
   @Test

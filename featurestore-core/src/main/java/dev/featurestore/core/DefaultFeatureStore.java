@@ -12,6 +12,7 @@ import dev.featurestore.FeatureStoreConfig;
 import dev.featurestore.FeatureStoreException;
 import dev.featurestore.FeatureTable;
 import dev.featurestore.ObjectBrowser;
+import dev.featurestore.Redaction;
 import dev.featurestore.StorageException;
 import dev.featurestore.TableAlreadyExistsException;
 import dev.featurestore.TableDefinition;
@@ -136,14 +137,17 @@ final class DefaultFeatureStore implements FeatureStore {
           config.warehouseLocation().orElse("(decided by the catalog)"),
           config.coldStorage().map(c -> ", cold tier " + c.warehouseLocation()).orElse(""));
       LOG.debug("Opened feature store: {}", config);
+      TransportWarnings.of(config).forEach(w -> LOG.warn(w.logLine()));
       return store;
     } catch (RuntimeException e) {
       closeAll(owned);
       if (e instanceof FeatureStoreException || e instanceof IllegalArgumentException || e instanceof IllegalStateException) {
         throw e;
       }
+      java.util.Set<String> secrets = Redaction.secretsOf(config);
       throw ObjectStorageErrors.translate(e, "open feature store").map(RuntimeException.class::cast)
-          .orElseGet(() -> new StorageException("Cannot open feature store: " + e.getMessage(), e));
+          .orElseGet(() -> new StorageException("Cannot open feature store: " + Redaction.text(e.getMessage(), secrets),
+              Redaction.throwable(e, secrets)));
     }
   }
 
@@ -170,7 +174,7 @@ final class DefaultFeatureStore implements FeatureStore {
         return config.catalog().map(c -> c.getClass().getSimpleName() + " " + c.name()).orElse("custom");
       default:
         return config.catalogKind().name().toLowerCase(java.util.Locale.ROOT) + " "
-            + config.catalogUri().map(SharedCatalogs::printable).orElse("?");
+            + config.catalogUri().map(Redaction::uri).orElse("?");
     }
   }
 
@@ -287,7 +291,11 @@ final class DefaultFeatureStore implements FeatureStore {
   public boolean tableExists(TableId id) {
     requireNonNull(id, "id is null");
     checkOpen();
-    return catalog.tableExists(identifier(id));
+    try {
+      return catalog.tableExists(identifier(id));
+    } catch (RuntimeException e) {
+      throw Errors.translate(e, "check table " + id);
+    }
   }
 
   @Override
@@ -295,8 +303,12 @@ final class DefaultFeatureStore implements FeatureStore {
     checkOpen();
     List<String> names = new ArrayList<>();
     if (catalog instanceof SupportsNamespaces namespaces) {
-      for (Namespace ns : namespaces.listNamespaces()) {
-        names.add(String.join(".", ns.levels()));
+      try {
+        for (Namespace ns : namespaces.listNamespaces()) {
+          names.add(String.join(".", ns.levels()));
+        }
+      } catch (RuntimeException e) {
+        throw Errors.translate(e, "list namespaces");
       }
     }
     names.sort(Comparator.naturalOrder());
@@ -316,6 +328,8 @@ final class DefaultFeatureStore implements FeatureStore {
       return ids;
     } catch (NoSuchNamespaceException e) {
       return List.of();
+    } catch (RuntimeException e) {
+      throw Errors.translate(e, "list tables of " + namespace);
     }
   }
 
@@ -352,7 +366,7 @@ final class DefaultFeatureStore implements FeatureStore {
   public CatalogRecoveryResult recoverCatalog() {
     checkOpen();
     String warehouse = config.warehouseLocation()
-        .orElseThrow(() -> new IllegalStateException("Cannot recover catalog: the store has no warehouse location"));
+        .orElseThrow(() -> new dev.featurestore.InvalidStateException("Cannot recover catalog: the store has no warehouse location"));
     try {
       return CatalogRecovery.recover(catalog, io, warehouse);
     } catch (RuntimeException e) {

@@ -39,6 +39,8 @@ import software.amazon.awssdk.services.s3.model.S3Exception;
 final class StoreDoctor {
   static final String PROBE_FOLDER = ".featurestore-doctor/";
   static final int CONNECT_TIMEOUT_MS = 3000;
+  /** Tries to delete the probe object, each with the client's own retries. */
+  static final int DELETE_TRIES = 3;
   private static final String KEY_RIGHTS =
       "give the application key list, read, write and delete access to the bucket (B2: listFiles, readFiles, writeFiles, deleteFiles)";
 
@@ -131,6 +133,11 @@ final class StoreDoctor {
   // ---- configuration
 
   private void check(FeatureStoreConfig config) {
+    for (TransportWarnings.Warning w : TransportWarnings.of(config)) {
+      if (!w.check().equals("endpoint is B2")) { // the "setting endpoint" check below says that one
+        add(Check.warn(w.check(), w.detail(), w.fix()));
+      }
+    }
     Optional<ObjectStorage> storage = config.objectStorage();
     if (storage.isPresent() && config.fileIO().isEmpty()) {
       if (!objectStorage(storage.get())) {
@@ -298,6 +305,7 @@ final class StoreDoctor {
     String key = s.keyPrefix() + PROBE_FOLDER + UUID.randomUUID();
     byte[] content = ("featurestore doctor probe " + key).getBytes(StandardCharsets.UTF_8);
     boolean written = false;
+    boolean deleting = false;
     boolean deleted = false;
     try {
       client.putObject(b -> b.bucket(s.bucket()).key(key).contentType("text/plain"), RequestBody.fromBytes(content));
@@ -316,25 +324,51 @@ final class StoreDoctor {
           .contents().stream().anyMatch(o -> o.key().equals(key));
       add(listed ? Check.ok("bucket list", "listed " + key)
           : Check.fail("bucket list", "the probe object is missing from the listing", KEY_RIGHTS));
-      client.deleteObject(b -> b.bucket(s.bucket()).key(key));
+      deleting = true;
+      int failedTries = deleteProbe(client, s.bucket(), key);
       deleted = true;
-      add(Check.ok("bucket delete", "deleted " + key));
+      add(failedTries == 0 ? Check.ok("bucket delete", "deleted " + key)
+          : Check.warn("bucket delete", "deleted " + key + " at try " + (failedTries + 1) + " of " + DELETE_TRIES
+              + " (transient storage failures)", "none needed; if it recurs, check the network and the store"));
     } catch (SdkException e) {
-      String step = !written ? "bucket write" : deleted ? "bucket delete" : nextStep();
-      add(Check.fail(step, describe(e), KEY_RIGHTS));
+      if (deleting) {
+        add(Check.fail("bucket delete", describe(e) + ": " + DELETE_TRIES + " tries: the probe object stays: " + key,
+            KEY_RIGHTS + "; delete " + key + " by hand (it holds no data)"));
+        deleted = true; // tried enough: no second round in the cleanup below
+      } else {
+        add(Check.fail(!written ? "bucket write" : nextStep(), describe(e), KEY_RIGHTS));
+      }
     } catch (IOException e) {
       add(Check.fail("bucket read", "read failed (" + e.getClass().getSimpleName() + ")", "check the network"));
     } finally {
       if (written && !deleted) {
         try {
-          client.deleteObject(b -> b.bucket(s.bucket()).key(key));
+          deleteProbe(client, s.bucket(), key);
         } catch (RuntimeException e) {
-          add(Check.warn("probe cleanup", "could not delete the probe object " + key,
+          add(Check.warn("probe cleanup", "could not delete the probe object in " + DELETE_TRIES + " tries: " + key,
               "delete it by hand; it holds no data"));
         }
       }
     }
     return !failed();
+  }
+
+  /**
+   * Deletes the probe, trying {@link #DELETE_TRIES} times (each try is itself retried by the
+   * client): a probe must not stay behind because of a transient failure. Returns the failed tries;
+   * throws the last failure if every try failed.
+   */
+  private static int deleteProbe(S3Client client, String bucket, String key) {
+    RuntimeException last = null;
+    for (int attempt = 0; attempt < DELETE_TRIES; attempt++) {
+      try {
+        client.deleteObject(b -> b.bucket(bucket).key(key));
+        return attempt;
+      } catch (SdkException e) {
+        last = e;
+      }
+    }
+    throw last;
   }
 
   /** The probe step after the last one recorded. */

@@ -1,6 +1,7 @@
 package dev.featurestore.core.catalog;
 
 import dev.featurestore.FeatureStoreConfig;
+import dev.featurestore.Redaction;
 import dev.featurestore.StorageException;
 import dev.featurestore.core.storage.LocalFileIO;
 import java.util.HashMap;
@@ -47,9 +48,9 @@ public final class SharedCatalogs {
     try {
       catalog = JdbcCatalogs.open(EmbeddedCatalog.CATALOG_NAME, props, io);
     } catch (RuntimeException e) {
-      throw new StorageException("Cannot open JDBC catalog: " + printable(uri) + ": " + rootMessage(e), e);
+      throw openFailed("JDBC", config, e);
     }
-    LOG.info("Opened JDBC catalog {} with warehouse {}", printable(uri), warehouse);
+    LOG.info("Opened JDBC catalog {} with warehouse {}", Redaction.uri(uri), warehouse);
     return catalog;
   }
 
@@ -85,9 +86,9 @@ public final class SharedCatalogs {
       catalog.initialize(EmbeddedCatalog.CATALOG_NAME, props);
     } catch (RuntimeException e) {
       closeQuietly(catalog);
-      throw new StorageException("Cannot open REST catalog: " + printable(uri) + ": " + rootMessage(e), e);
+      throw openFailed("REST", config, e);
     }
-    LOG.info("Opened REST catalog {}", printable(uri));
+    LOG.info("Opened REST catalog {}", Redaction.uri(uri));
     return catalog;
   }
 
@@ -99,19 +100,11 @@ public final class SharedCatalogs {
     }
   }
 
-  /** A URI without user info or query, which may carry credentials. */
-  public static String printable(String uri) {
-    String printed = uri;
-    int query = printed.indexOf('?');
-    if (query >= 0) {
-      printed = printed.substring(0, query) + "?...";
-    }
-    int scheme = printed.indexOf("://");
-    int at = printed.indexOf('@');
-    if (scheme >= 0 && at > scheme) {
-      printed = printed.substring(0, scheme + 3) + "..." + printed.substring(at);
-    }
-    return printed;
+  /** The catalog's URI, the innermost message and the cause, each without the config's secrets. */
+  private static StorageException openFailed(String kind, FeatureStoreConfig config, RuntimeException e) {
+    java.util.Set<String> secrets = Redaction.secretsOf(config);
+    return new StorageException("Cannot open " + kind + " catalog: " + Redaction.uri(config.catalogUri().orElse("?"))
+        + ": " + Redaction.text(rootMessage(e), secrets), Redaction.throwable(e, secrets));
   }
 
   static String rootMessage(Throwable e) {

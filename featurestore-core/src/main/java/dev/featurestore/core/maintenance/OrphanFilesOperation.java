@@ -86,7 +86,7 @@ final class OrphanFilesOperation implements OrphanFileRemoval {
     }
     return handle.translating("remove orphan files of table " + handle.id(), () -> {
       Table table = handle.refreshed();
-      long now = System.currentTimeMillis();
+      long now = handle.config().clock().millis();
       long cutoff = now - window.toMillis();
       Set<String> referenced = ReachableFiles.of(table);
       String prefix = table.location().endsWith("/") ? table.location() : table.location() + "/";

@@ -42,12 +42,14 @@ final class PlannedMaintenance implements MaintenancePlan {
   private final MaintenancePolicy policy;
   private final List<MaintenanceStep> steps;
   private final String table;
+  private final java.time.Clock clock;
   private MaintenanceListener listener = progress -> {};
   private boolean used = false;
 
   private PlannedMaintenance(Maintenance maintenance, MaintenancePolicy policy, List<MaintenanceStep> steps,
-      String table) {
+      String table, java.time.Clock clock) {
     this.maintenance = maintenance;
+    this.clock = clock;
     this.policy = policy;
     this.steps = List.copyOf(steps);
     this.table = table;
@@ -101,7 +103,7 @@ final class PlannedMaintenance implements MaintenancePlan {
         steps.add(new MaintenanceStep(MaintenanceTask.REMOVE_ORPHAN_FILES,
             "other steps ran: files older than " + policy.orphanSafetyWindow() + " that nothing references"));
       }
-      return new PlannedMaintenance(maintenance, policy, steps, handle.id().toString());
+      return new PlannedMaintenance(maintenance, policy, steps, handle.id().toString(), handle.config().clock());
     });
   }
 
@@ -153,7 +155,7 @@ final class PlannedMaintenance implements MaintenancePlan {
           case EXPIRE_SNAPSHOTS -> {
             ExpireResult r = maintenance.expireSnapshots()
                 .retainLast(policy.retainLastSnapshots())
-                .olderThan(Instant.now().minus(policy.maxSnapshotAge()))
+                .olderThan(clock.instant().minus(policy.maxSnapshotAge()))
                 .execute();
             expiry = Optional.of(r);
             message = "expired " + r.expiredSnapshots() + " snapshots, deleted " + r.deletedFiles() + " files, "

@@ -66,8 +66,8 @@ final class TieringOperation implements Tiering {
   private TieringListener listener = p -> {};
   private boolean used = false;
 
-  /** Test hooks: the clock, and calls before a batch's commit and after it (with the batch index). */
-  LongSupplier now = System::currentTimeMillis;
+  /** The store's clock; test hooks: calls before a batch's commit and after it (with the batch index). */
+  LongSupplier now;
   IntConsumer beforeCommit = batch -> {};
   IntConsumer afterCommit = batch -> {};
   /** Test hook: lands a batch's rewrite (a test makes the catalog's answer get lost). */
@@ -75,6 +75,7 @@ final class TieringOperation implements Tiering {
 
   TieringOperation(TableHandle handle) {
     this.handle = handle;
+    this.now = handle.config().clock()::millis;
   }
 
   @Override

@@ -53,6 +53,21 @@ class MaintenancePlanTest {
   }
 
   @Test
+  void plan_maxSnapshotAge_isMeasuredByTheStoresClock() {
+    dev.featurestore.core.TestClock clock = new dev.featurestore.core.TestClock();
+    try (FeatureStore clocked = FeatureStore.builder().root(dir.resolve("clocked")).clock(clock).build()) {
+      FeatureTable table = TestTables.createEvents(clocked, false);
+      appendRows(table, 0, 10);
+      appendRows(table, 10, 10);
+      MaintenancePolicy policy = MaintenancePolicy.builder().expireWhenSnapshotsAtLeast(2).retainLastSnapshots(1)
+          .maxSnapshotAge(Duration.ofDays(1)).removeOrphans(false).build();
+      assertThat(table.maintenance().plan(policy).execute().expiry().orElseThrow().expiredSnapshots()).isZero();
+      clock.advance(Duration.ofDays(2));
+      assertThat(table.maintenance().plan(policy).execute().expiry().orElseThrow().expiredSnapshots()).isEqualTo(1);
+    }
+  }
+
+  @Test
   @SuppressWarnings("deprecation")
   void plan_deprecatedRunWithListener_executesOnce() {
     appendRows(events, 0, 10);

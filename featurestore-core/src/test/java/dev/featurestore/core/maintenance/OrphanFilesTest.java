@@ -116,6 +116,23 @@ class OrphanFilesTest {
   }
 
   @Test
+  void orphans_safetyWindow_isMeasuredByTheStoresClock() throws Exception {
+    dev.featurestore.core.TestClock clock = new dev.featurestore.core.TestClock();
+    try (FeatureStore clocked = FeatureStore.builder().root(dir.resolve("clocked")).clock(clock).build()) {
+      FeatureTable table = TestTables.createEvents(clocked, false);
+      appendRows(table, 0, 10);
+      Path stray = Path.of(table.location()).resolve("data/stray-00001.parquet");
+      Files.write(stray, new byte[100]);
+
+      assertThat(table.maintenance().removeOrphanFiles().dryRun().candidates()).isEmpty();
+      clock.advance(OrphanFileRemoval.DEFAULT_SAFETY_WINDOW.plusMinutes(1));
+      OrphanFilesResult result = table.maintenance().removeOrphanFiles().dryRun();
+      assertThat(result.candidates()).extracting(OrphanFile::location).containsExactly(stray.toString());
+      assertThat(result.candidates()).allMatch(f -> f.age().compareTo(OrphanFileRemoval.DEFAULT_SAFETY_WINDOW) > 0);
+    }
+  }
+
+  @Test
   void orphans_execute_deletesOnlyOrphansAndTableStaysReadable() throws Exception {
     appendRows(events, 0, 10);
     appendRows(events, 10, 10);

@@ -12,6 +12,7 @@ import dev.featurestore.FeatureStore;
 import dev.featurestore.FeatureTable;
 import dev.featurestore.OrphanFilesResult;
 import dev.featurestore.OrphanFilesResult.OrphanFile;
+import dev.featurestore.core.TestClock;
 import dev.featurestore.core.storage.s3.S3TestServer;
 import dev.featurestore.core.tiering.TieringTest.Observed;
 import java.nio.file.Files;
@@ -35,11 +36,12 @@ import software.amazon.awssdk.core.sync.RequestBody;
 class ColdOrphanFilesTest {
   @RegisterExtension static S3TestServer s3 = new S3TestServer();
   @TempDir Path root;
+  private final TestClock clock = new TestClock();
 
   static final String COLD = "s3://" + S3TestServer.BUCKET + "/";
 
   FeatureStore open() {
-    return FeatureStore.builder().root(root).coldStorage(s3.b2ThroughGate()).build();
+    return FeatureStore.builder().root(root).coldStorage(s3.b2ThroughGate()).clock(clock).build();
   }
 
   void put(String key, byte[] bytes) {
@@ -86,7 +88,7 @@ class ColdOrphanFilesTest {
       // young under the default window: nothing cold is a candidate
       assertThat(coldCandidates(table.maintenance().removeOrphanFiles().dryRun())).isEmpty();
 
-      Thread.sleep(1_100); // S3 modification times are whole seconds
+      clock.advance(Duration.ofSeconds(2)); // S3 modification times are whole seconds: no sleep, the store's clock moves
       OrphanFilesResult dry = table.maintenance().removeOrphanFiles().unsafe().olderThan(Duration.ofMillis(1)).dryRun();
       assertThat(dry.deleted()).isFalse();
       assertThat(coldCandidates(dry)).containsExactly(COLD + orphanKey);

@@ -64,6 +64,18 @@ class TieringTest {
     return FeatureStore.builder().root(root).coldStorage(s3.b2ThroughGate()).build();
   }
 
+  @Test
+  void olderThan_isMeasuredByTheStoresClock() throws Exception {
+    dev.featurestore.core.TestClock clock = new dev.featurestore.core.TestClock();
+    try (FeatureStore store = FeatureStore.builder().root(root).coldStorage(s3.b2ThroughGate()).clock(clock).build()) {
+      FeatureTable table = create(store, "clocked", false);
+      fourCommits(table, 1);
+      assertThat(table.tiering().olderThan(Duration.ofDays(1)).dryRun().filesMoved()).isZero();
+      clock.advance(Duration.ofDays(2));
+      assertThat(table.tiering().olderThan(Duration.ofDays(1)).dryRun().filesMoved()).isEqualTo(4);
+    }
+  }
+
   static FeatureTable create(FeatureStore store, String name, boolean partitioned) {
     TableDefinition.Builder definition = TableDefinition.builder(TableId.of("tiering", name), SyntheticFeatures.schema());
     if (partitioned) {

@@ -72,6 +72,15 @@ public final class ObjectStorageErrors {
   private static final java.util.regex.Pattern EXPECTING_REGION =
       java.util.regex.Pattern.compile("expecting '([a-z0-9][a-z0-9-]{0,40})'");
 
+  /** " after N attempts" (the SDK's count, else the configured bound), or " after retries". */
+  private static String attempts(SdkException e, S3Settings s) {
+    Integer n = e.numAttempts();
+    if (n == null && s != null) {
+      n = s.maxAttempts;
+    }
+    return n == null ? " after retries" : n == 1 ? " after 1 attempt (no retries)" : " after " + n + " attempts";
+  }
+
   private static String describe(SdkException e, S3Settings s) {
     String where = s == null ? "" : ": " + s.where();
     if (e instanceof S3Exception s3) {
@@ -119,10 +128,17 @@ public final class ObjectStorageErrors {
       if (root instanceof ConnectException || root instanceof NoRouteToHostException) {
         return "endpoint unreachable, check the endpoint and the network" + endpoint;
       }
+      String attempts = attempts(e, s);
       if (root instanceof SocketTimeoutException) {
-        return "endpoint timed out after retries, check the endpoint and the network" + endpoint;
+        return "endpoint timed out" + attempts + ", check the endpoint and the network" + endpoint;
       }
-      return "storage client failed (" + root.getClass().getSimpleName() + ")" + endpoint;
+      if (root instanceof java.io.IOException) {
+        // a connection reset or closed mid-request: transient, the SDK already retried it
+        return "connection failed" + attempts + " (" + root.getClass().getSimpleName()
+            + (root.getMessage() == null || !root.getClass().getName().startsWith("java.") ? "" : ": " + root.getMessage())
+            + "), a transient network or server failure: retry later" + endpoint;
+      }
+      return "storage client failed" + attempts + " (" + root.getClass().getSimpleName() + ")" + endpoint;
     }
     return "storage failed (" + e.getClass().getSimpleName() + ")" + where;
   }

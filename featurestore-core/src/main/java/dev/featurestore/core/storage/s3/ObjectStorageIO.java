@@ -47,7 +47,7 @@ public final class ObjectStorageIO {
     Map<String, String> props = S3Settings.properties(storage, overrides);
     S3Settings settings = S3Settings.from(props);
     // B2 rejects DeleteObjects (the SDK always adds a checksum header to it): delete one by one.
-    S3FileIO io = storage.provider() == StorageProvider.B2 ? new SingleDeleteS3FileIO() : new S3FileIO();
+    S3FileIO io = storage.provider() == StorageProvider.B2 ? new SingleDeleteS3FileIO() : new ReleasingS3FileIO();
     try {
       io.initialize(props);
       Bucket.check(io.client(), storage.bucket());

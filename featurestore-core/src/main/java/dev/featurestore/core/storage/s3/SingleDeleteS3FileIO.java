@@ -7,18 +7,18 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.apache.iceberg.aws.s3.S3FileIO;
 import org.apache.iceberg.io.BulkDeletionFailureException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Iceberg's S3FileIO, deleting objects one request each instead of with DeleteObjects. B2 rejects
+ * Iceberg's S3FileIO (streams released on failure), deleting objects one request each instead of
+ * with DeleteObjects. B2 rejects
  * DeleteObjects: the SDK always sends a checksum header with it (the operation requires one), and
  * B2 answers 400 "Unsupported header". Single DeleteObject needs no checksum. Deletes run on a
  * small pool owned by this FileIO, closed with it.
  */
-final class SingleDeleteS3FileIO extends S3FileIO {
+final class SingleDeleteS3FileIO extends ReleasingS3FileIO {
   private static final long serialVersionUID = 1L;
   private static final Logger LOG = LoggerFactory.getLogger(SingleDeleteS3FileIO.class);
   static final int DELETE_THREADS = 8;

@@ -41,14 +41,67 @@ class DoctorTest {
   void doctor_allGood_passesEveryCheckAndLeavesNoProbe() {
     DoctorReport report = doctor(s3.b2ThroughGate());
     assertThat(report.ok()).as(report.toString()).isTrue();
-    assertThat(names(report)).containsExactly("setting bucket", "setting endpoint", "setting region",
+    assertThat(names(report)).containsExactly("endpoint https", "setting bucket", "setting endpoint", "setting region",
         "setting access key id", "setting secret key", "setting key prefix", "endpoint reachable", "credentials",
         "bucket", "bucket write", "bucket read", "bucket list", "bucket delete", "catalog");
-    // the gate is not a B2 host name: the endpoint is the only warning
+    // the gate is plain http on loopback and not a B2 host name: the endpoint is the only warning
     assertThat(report.checks()).filteredOn(c -> c.status() != Status.OK).extracting(Check::name)
-        .containsExactly("setting endpoint");
+        .containsExactly("endpoint https", "setting endpoint");
     assertThat(report.check("setting secret key").get().detail()).isEqualTo("set (not shown)");
     assertThat(s3.gate().rejectedChecksum()).isZero();
+  }
+
+  @Test
+  void doctor_plainHttpEndpoint_warnsNamingTheSetting() {
+    DoctorReport report = doctor(s3.b2ThroughGate());
+    assertThat(report.check("endpoint https")).contains(Check.warn("endpoint https",
+        "Object storage endpoint is plain http: requests signed with the bucket's credentials and all data travel"
+            + " unencrypted: " + s3.gate().endpoint(),
+        "set B2_ENDPOINT (or ObjectStorage.Builder.endpoint(...)) to an https:// URI; plain http only for a local stand-in"));
+    assertThat(report.ok()).isTrue(); // a warning, not a failure
+  }
+
+  @Test
+  void doctorFromEnvironment_regionSet_takesAnyEndpointAsGiven_andPasses() {
+    Map<String, String> env = Map.of("B2_BUCKET_NAME", S3TestServer.BUCKET, "B2_ENDPOINT", s3.gate().endpoint(),
+        "B2_REGION", S3TestServer.REGION, "B2_APPLICATION_KEY_ID", S3TestServer.KEY_ID, "B2_APPLICATION_KEY", S3TestServer.SECRET);
+    DoctorReport report = FeatureStore.doctorFromEnvironment(root, env);
+    assertThat(report.ok()).as(report.toString()).isTrue();
+    assertThat(report.check("bucket delete").get().status()).isEqualTo(Status.OK);
+    assertThat(report.check("setting endpoint").get().status()).isEqualTo(Status.WARN);
+    assertThat(report.check("endpoint https").get().status()).isEqualTo(Status.WARN);
+  }
+
+  @Test
+  void doctor_probeDeleteFailingTransiently_isRetried_andNoProbeStays() {
+    java.util.concurrent.atomic.AtomicInteger deletes = new java.util.concurrent.atomic.AtomicInteger();
+    // the doctor's client makes 2 attempts per call: the first two calls fail, the third lands
+    s3.gate().failHard(seen -> seen.method().equals("DELETE") && seen.target().contains(".featurestore-doctor")
+        && deletes.incrementAndGet() <= 4);
+    DoctorReport report = doctor(s3.b2ThroughGate());
+    assertThat(report.ok()).as(report.toString()).isTrue();
+    Check delete = report.check("bucket delete").orElseThrow();
+    assertThat(delete.status()).isEqualTo(Status.WARN);
+    assertThat(delete.detail()).matches("deleted \\.featurestore-doctor/[0-9a-f-]{36} at try 3 of 3 \\(transient storage failures\\)");
+    assertThat(s3.keys(".featurestore-doctor/")).isEmpty();
+  }
+
+  @Test
+  void doctor_probeDeleteFailingForGood_failsNamingTheKeyThatStays() {
+    s3.gate().failHard(seen -> seen.method().equals("DELETE") && seen.target().contains(".featurestore-doctor"));
+    DoctorReport report = FeatureStore.doctor(FeatureStore.builder().root(root).objectStorage(s3.b2ThroughGate()).config());
+    List<String> left = s3.keys(".featurestore-doctor/");
+    try {
+      Check delete = report.check("bucket delete").orElseThrow();
+      assertThat(delete.status()).isEqualTo(Status.FAIL);
+      assertThat(left).hasSize(1);
+      assertThat(delete.detail()).endsWith(": 3 tries: the probe object stays: " + left.get(0));
+      assertThat(delete.fix()).contains("delete " + left.get(0) + " by hand");
+      assertThat(report.check("probe cleanup")).isEmpty(); // said once, in the delete check
+    } finally {
+      s3.gate().reset();
+      left.forEach(key -> s3.direct().deleteObject(b -> b.bucket(S3TestServer.BUCKET).key(key)));
+    }
   }
 
   @Test

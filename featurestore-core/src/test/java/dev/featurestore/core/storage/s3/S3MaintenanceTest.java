@@ -8,7 +8,9 @@ import dev.featurestore.CompactionResult;
 import dev.featurestore.ExpireResult;
 import dev.featurestore.FeatureStore;
 import dev.featurestore.FeatureTable;
+import dev.featurestore.OrphanFileRemoval;
 import dev.featurestore.OrphanFilesResult;
+import dev.featurestore.core.TestClock;
 import dev.featurestore.SnapshotInfo;
 import dev.featurestore.SyntheticFeatures;
 import dev.featurestore.TableDefinition;
@@ -29,8 +31,10 @@ class S3MaintenanceTest {
   @TempDir Path root;
   static final TableId RECOVERED = TableId.of("recovery", "events");
 
+  private final TestClock clock = new TestClock();
+
   private FeatureStore open() {
-    return FeatureStore.builder().root(root).objectStorage(s3.b2ThroughGate()).build();
+    return FeatureStore.builder().root(root).objectStorage(s3.b2ThroughGate()).clock(clock).build();
   }
 
   @Test
@@ -61,7 +65,12 @@ class S3MaintenanceTest {
       try (OutputStream out = store.unwrap(FileIO.class).newOutputFile(stray).create()) {
         out.write(new byte[] {1, 2, 3});
       }
-      Thread.sleep(1_100);
+      // young under the default window; old once the store's clock moves past it (no sleep: S3
+      // modification times are whole seconds, the default window is days)
+      assertThat(table.maintenance().removeOrphanFiles().dryRun().candidates()).isEmpty();
+      clock.advance(OrphanFileRemoval.DEFAULT_SAFETY_WINDOW.plusMinutes(1));
+      assertThat(table.maintenance().removeOrphanFiles().dryRun().candidates())
+          .extracting(OrphanFilesResult.OrphanFile::location).containsExactly(stray);
       OrphanFilesResult dryRun = table.maintenance().removeOrphanFiles()
           .olderThan(Duration.ofSeconds(1)).unsafe().dryRun();
       assertThat(dryRun.candidates()).extracting(OrphanFilesResult.OrphanFile::location).containsExactly(stray);
