@@ -112,10 +112,10 @@ final class CatalogSettings {
       requireNonNull(user, "user is null");
       requireNonNull(password, "password is null");
       if (!jdbcUrl.startsWith("jdbc:")) {
-        throw new IllegalArgumentException("Cannot set JDBC catalog: URL does not start with jdbc: " + Redaction.uri(jdbcUrl));
+        throw new InvalidArgumentException("Cannot set JDBC catalog: URL does not start with jdbc: " + Redaction.uri(jdbcUrl));
       }
       if (jdbcUrl.startsWith("jdbc:sqlite:")) {
-        throw new IllegalArgumentException(
+        throw new InvalidArgumentException(
             "Cannot set JDBC catalog: SQLite is the embedded catalog: use catalogFile(path) instead: " + jdbcUrl);
       }
       this.kind = CatalogKind.JDBC;
@@ -127,7 +127,7 @@ final class CatalogSettings {
     void rest(String restUri) {
       requireNonNull(restUri, "uri is null");
       if (!restUri.startsWith("http://") && !restUri.startsWith("https://")) {
-        throw new IllegalArgumentException("Cannot set REST catalog: URI is not http(s): " + Redaction.uri(restUri));
+        throw new InvalidArgumentException("Cannot set REST catalog: URI is not http(s): " + Redaction.uri(restUri));
       }
       this.kind = CatalogKind.REST;
       this.uri = restUri;
@@ -141,7 +141,7 @@ final class CatalogSettings {
 
     void commitRetries(int retries) {
       if (retries < 0 || retries > 1000) {
-        throw new IllegalArgumentException("Cannot set commit retries: expected 0 to 1000: " + retries);
+        throw new InvalidArgumentException("Cannot set commit retries: expected 0 to 1000: " + retries);
       }
       this.commitRetries = retries;
     }
@@ -149,7 +149,7 @@ final class CatalogSettings {
     void busyTimeout(Duration timeout) {
       requireNonNull(timeout, "busyTimeout is null");
       if (timeout.isNegative()) {
-        throw new IllegalArgumentException("Cannot set busy timeout: negative: " + timeout);
+        throw new InvalidArgumentException("Cannot set busy timeout: negative: " + timeout);
       }
       this.busyTimeout = timeout;
     }

@@ -371,7 +371,7 @@ public final class FeatureStoreConfig {
     /** Iceberg format version for new tables: 2 (default) or 3. */
     public Builder defaultFormatVersion(int formatVersion) {
       if (formatVersion != 2 && formatVersion != 3) {
-        throw new IllegalArgumentException(
+        throw new InvalidArgumentException(
             "Cannot set format version: expected 2 or 3: " + formatVersion);
       }
       this.defaultFormatVersion = formatVersion;
@@ -397,15 +397,15 @@ public final class FeatureStoreConfig {
       storage.checkColdTier(catalog, root);
       if (catalog.kind() != CatalogKind.EMBEDDED_SQLITE) {
         if (catalog.hasCatalog()) {
-          throw new IllegalStateException(
+          throw new InvalidStateException(
               "Cannot configure feature store: catalog(...) and " + catalog.kindSetter() + " are exclusive");
         }
         if (catalog.hasCatalogFile()) {
-          throw new IllegalStateException(
+          throw new InvalidStateException(
               "Cannot configure feature store: catalogFile(...) and " + catalog.kindSetter() + " are exclusive");
         }
         if (catalog.kind() == CatalogKind.JDBC && root == null && !storage.hasWarehouseLocation() && !storage.hasObjectStorage()) {
-          throw new IllegalStateException(
+          throw new InvalidStateException(
               "Cannot configure feature store: the JDBC catalog needs a warehouse: set warehouseLocation(...), objectStorage(...) or root(dir)");
         }
         storage.checkWarehouseInBucket();
@@ -413,20 +413,20 @@ public final class FeatureStoreConfig {
       }
       boolean custom = catalog.hasCatalog();
       if (storage.hasObjectStorage() && !custom && root == null && !catalog.hasCatalogFile()) {
-        throw new IllegalStateException(
+        throw new InvalidStateException(
             "Cannot configure feature store: object storage keeps the catalog local: set root(dir) or catalogFile(path)");
       }
       if (!custom && root == null && !catalog.hasCatalogFile()) {
-        throw new IllegalStateException(
+        throw new InvalidStateException(
             "Cannot configure feature store: set root(dir) for the embedded catalog, or catalog(...)");
       }
       storage.checkWarehouseInBucket();
       if (!custom && root == null && !storage.hasWarehouseLocation() && !storage.hasObjectStorage()) {
-        throw new IllegalStateException(
+        throw new InvalidStateException(
             "Cannot configure feature store: set root(dir) or warehouseLocation(...) for the embedded catalog");
       }
       if (custom && catalog.hasCatalogFile()) {
-        throw new IllegalStateException(
+        throw new InvalidStateException(
             "Cannot configure feature store: catalogFile(...) and catalog(...) are exclusive");
       }
       return new FeatureStoreConfig(this);

@@ -293,7 +293,7 @@ public final class ObjectStorage {
       String reason = checkEndpoint(endpoint.strip());
       if (reason != null) {
         // An endpoint with user info may carry a secret: do not echo it.
-        throw new IllegalArgumentException("Cannot set endpoint: " + reason
+        throw new InvalidArgumentException("Cannot set endpoint: " + reason
             + (reason.startsWith("credentials") ? "" : ": " + endpoint));
       }
       String e = endpoint.strip();
@@ -408,7 +408,7 @@ public final class ObjectStorage {
             throw new ValidationException("Cannot configure object storage: S3 needs the bucket's region: " + bucket);
           }
         }
-        default -> throw new IllegalStateException("Unknown provider: " + provider);
+        default -> throw new InvalidArgumentException("Cannot configure object storage: unknown provider: " + provider);
       }
       return new ObjectStorage(this, endpoint0, region0, pathStyle0);
     }

@@ -94,7 +94,7 @@ final class StorageSettings {
     void warehouseLocation(String location) {
       requireNonNull(location, "warehouseLocation is null");
       if (location.isBlank()) {
-        throw new IllegalArgumentException("Cannot set warehouse location: location is blank");
+        throw new InvalidArgumentException("Cannot set warehouse location: location is blank");
       }
       this.warehouseLocation = location;
     }
@@ -114,7 +114,7 @@ final class StorageSettings {
     void coldCache(Path directory, long maxBytes) {
       requireNonNull(directory, "directory is null");
       if (maxBytes <= 0) {
-        throw new IllegalArgumentException("Cannot set cold cache: size bound must be positive: " + maxBytes);
+        throw new InvalidArgumentException("Cannot set cold cache: size bound must be positive: " + maxBytes);
       }
       this.coldCacheDirectory = directory;
       this.coldCacheMaxBytes = maxBytes;
@@ -132,7 +132,7 @@ final class StorageSettings {
     void checkWarehouseInBucket() {
       if (objectStorage != null && warehouseLocation != null
           && !warehouseLocation.startsWith("s3://" + objectStorage.bucket() + "/")) {
-        throw new IllegalStateException(
+        throw new InvalidStateException(
             "Cannot configure feature store: warehouse location is outside the object storage bucket: " + warehouseLocation);
       }
     }
@@ -144,21 +144,21 @@ final class StorageSettings {
     void checkColdTier(CatalogSettings.Draft catalog, Path root) {
       if (coldStorage == null) {
         if (coldCacheDirectory != null) {
-          throw new IllegalStateException("Cannot configure feature store: coldCache(...) needs coldStorage(...)");
+          throw new InvalidStateException("Cannot configure feature store: coldCache(...) needs coldStorage(...)");
         }
         return;
       }
       if (catalog.hasCatalog() || catalog.kind() == FeatureStoreConfig.CatalogKind.REST) {
-        throw new IllegalStateException(
+        throw new InvalidStateException(
             "Cannot configure feature store: cold storage needs the embedded or JDBC catalog (they read through the store's FileIO)");
       }
       if (root == null && coldCacheDirectory == null) {
-        throw new IllegalStateException(
+        throw new InvalidStateException(
             "Cannot configure feature store: cold storage needs a local cache: set root(dir) or coldCache(dir, maxBytes)");
       }
       if (objectStorage != null && objectStorage.bucket().equals(coldStorage.bucket())
           && objectStorage.keyPrefix().equals(coldStorage.keyPrefix())) {
-        throw new IllegalStateException(
+        throw new InvalidStateException(
             "Cannot configure feature store: cold storage is the hot warehouse: use another bucket or key prefix: "
                 + coldStorage.bucket());
       }

@@ -128,7 +128,7 @@ class ObjectStorageTest {
   void objectStorage_needsALocalCatalog() {
     ObjectStorage s = ObjectStorage.b2("my-features", "us-west-004", KEY_ID, KEY);
     assertThatThrownBy(() -> FeatureStore.builder().objectStorage(s).config())
-        .isInstanceOf(IllegalStateException.class)
+        .isInstanceOf(InvalidStateException.class)
         .hasMessage("Cannot configure feature store: object storage keeps the catalog local: set root(dir) or catalogFile(path)");
     assertThat(FeatureStore.builder().catalogFile(Path.of("c.db")).objectStorage(s).config().warehouseLocation())
         .contains("s3://my-features/warehouse");

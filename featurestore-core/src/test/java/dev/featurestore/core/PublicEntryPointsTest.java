@@ -187,20 +187,20 @@ class PublicEntryPointsTest {
     rows.add(bad("storage B2 without region", ValidationException.class,
         () -> ObjectStorage.builder(StorageProvider.B2).bucket("my-bucket").credentials("k", "s").build()));
     rows.add(bad("storage from empty environment", ValidationException.class, () -> ObjectStorage.fromEnvironment(Map.of())));
-    rows.add(EntryPointWalk.gap("storage endpoint ftp", "ObjectStorage endpoint code (h3-secrets)",
+    rows.add(bad("storage endpoint ftp", InvalidArgumentException.class,
         () -> ObjectStorage.builder(StorageProvider.B2).endpoint("ftp://host")));
 
-    // FeatureStoreConfig.Builder (h3-secrets splits the file: reported, not changed here)
-    rows.add(EntryPointWalk.gap("config without root", "FeatureStoreConfig (h3-secrets)", () -> FeatureStore.builder().config()));
-    rows.add(EntryPointWalk.gap("config cold cache 0", "FeatureStoreConfig (h3-secrets)", () -> FeatureStore.builder().coldCache(root, 0)));
-    rows.add(EntryPointWalk.gap("config REST thrift", "FeatureStoreConfig (h3-secrets)", () -> FeatureStore.builder().restCatalog("thrift://h:1")));
-    rows.add(EntryPointWalk.gap("config JDBC not jdbc", "FeatureStoreConfig (h3-secrets)",
+    // FeatureStoreConfig.Builder
+    rows.add(bad("config without root", InvalidStateException.class, () -> FeatureStore.builder().config()));
+    rows.add(bad("config cold cache 0", InvalidArgumentException.class, () -> FeatureStore.builder().coldCache(root, 0)));
+    rows.add(bad("config REST thrift", InvalidArgumentException.class, () -> FeatureStore.builder().restCatalog("thrift://h:1")));
+    rows.add(bad("config JDBC not jdbc", InvalidArgumentException.class,
         () -> FeatureStore.builder().jdbcCatalog("postgres://h/db", "u", "p")));
-    rows.add(EntryPointWalk.gap("config busy timeout negative", "FeatureStoreConfig (h3-secrets)",
+    rows.add(bad("config busy timeout negative", InvalidArgumentException.class,
         () -> FeatureStore.builder().busyTimeout(Duration.ofSeconds(-1))));
-    rows.add(EntryPointWalk.gap("config commit retries -1", "FeatureStoreConfig (h3-secrets)", () -> FeatureStore.builder().commitRetries(-1)));
-    rows.add(EntryPointWalk.gap("config format version 9", "FeatureStoreConfig (h3-secrets)", () -> FeatureStore.builder().defaultFormatVersion(9)));
-    rows.add(EntryPointWalk.gap("config blank warehouse", "FeatureStoreConfig (h3-secrets)", () -> FeatureStore.builder().warehouseLocation(" ")));
+    rows.add(bad("config commit retries -1", InvalidArgumentException.class, () -> FeatureStore.builder().commitRetries(-1)));
+    rows.add(bad("config format version 9", InvalidArgumentException.class, () -> FeatureStore.builder().defaultFormatVersion(9)));
+    rows.add(bad("config blank warehouse", InvalidArgumentException.class, () -> FeatureStore.builder().warehouseLocation(" ")));
 
     // Ingest
     rows.add(onTable("ingest unknown column", InvalidDataException.class, t -> t.append(List.of(Map.of("id", 9L, "nope", 1)))));

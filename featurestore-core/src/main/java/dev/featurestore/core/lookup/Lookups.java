@@ -27,7 +27,7 @@ public final class Lookups {
   /**
    * A lookup of the latest row by {@code keyColumn}.
    *
-   * @throws IllegalArgumentException if the column does not exist or is not primitive
+   * @throws dev.featurestore.InvalidArgumentException if the column does not exist or is not primitive
    */
   public static PointLookup of(TableHandle handle, String keyColumn) {
     requireNonNull(handle, "handle is null");
