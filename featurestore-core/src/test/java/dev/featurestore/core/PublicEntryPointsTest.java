@@ -295,6 +295,7 @@ class PublicEntryPointsTest {
     rows.add(onTable("bloom enable unknown", t -> t.updateBloomFilters().enable("nope", 10).commit()));
     rows.add(onTable("bloom enable ndv -1", t -> t.updateBloomFilters().enable("id", -1).commit()));
     rows.add(onTable("bloom enable fpp 1.5", t -> t.updateBloomFilters().enable("id", 10, 1.5).commit()));
+    rows.add(onTable("bloom disable unknown", InvalidArgumentException.class, t -> t.updateBloomFilters().disable("nope").commit()));
 
     // Point lookups (NaN keys: h3-nan)
     rows.add(onTable("lookup unknown key column", InvalidArgumentException.class, t -> t.lookup("nope")));

@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import dev.featurestore.BloomFilterColumn;
 import dev.featurestore.BloomFilterUpdate;
+import dev.featurestore.InvalidArgumentException;
 import dev.featurestore.InvalidStateException;
 import dev.featurestore.core.base.TableHandle;
 import java.util.HashMap;
@@ -45,6 +46,11 @@ final class BloomColumnsChange implements BloomFilterUpdate {
   public BloomFilterUpdate disable(String column) {
     checkNotCommitted();
     requireNonNull(column, "column is null");
+    // a column dropped from the schema may still carry bloom properties: disabling them is a clean-up
+    InvalidArgumentException.check(handle.table().schema().findField(column) != null
+            || handle.table().properties().containsKey(BloomFilterColumn.ENABLED_PREFIX + column)
+            || set.containsKey(BloomFilterColumn.ENABLED_PREFIX + column),
+        "Cannot disable bloom filter of table %s: unknown column: %s", handle.id(), column);
     set.remove(BloomFilterColumn.ENABLED_PREFIX + column);
     set.remove(BloomFilterColumn.NDV_PREFIX + column);
     set.remove(BloomFilterColumn.FPP_PREFIX + column);
