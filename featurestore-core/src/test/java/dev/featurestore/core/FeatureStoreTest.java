@@ -197,7 +197,7 @@ class FeatureStoreTest {
   @Test
   void builder_withoutRoot_fails() {
     assertThatThrownBy(() -> FeatureStore.builder().build())
-        .isInstanceOf(IllegalStateException.class)
+        .isInstanceOf(InvalidStateException.class)
         .hasMessageStartingWith("Cannot configure feature store");
   }
 

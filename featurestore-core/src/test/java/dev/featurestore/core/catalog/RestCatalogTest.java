@@ -7,6 +7,7 @@ import dev.featurestore.FeatureStore;
 import dev.featurestore.FeatureStoreConfig;
 import dev.featurestore.FeatureTable;
 import dev.featurestore.IngestResult;
+import dev.featurestore.InvalidArgumentException;
 import dev.featurestore.QueryResult;
 import dev.featurestore.SnapshotInfo;
 import dev.featurestore.StorageException;
@@ -115,7 +116,7 @@ class RestCatalogTest {
   @Test
   void restCatalog_withNonHttpUri_isRejected() {
     assertThatThrownBy(() -> FeatureStore.builder().restCatalog("thrift://metastore:9083"))
-        .isInstanceOf(IllegalArgumentException.class)
+        .isInstanceOf(InvalidArgumentException.class)
         .hasMessage("Cannot set REST catalog: URI is not http(s): thrift://metastore:9083");
   }
 }

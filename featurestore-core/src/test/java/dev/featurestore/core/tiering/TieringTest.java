@@ -492,19 +492,19 @@ class TieringTest {
   @Test
   void configuration_isCheckedAtBuild() {
     assertThatThrownBy(() -> FeatureStore.builder().root(root).coldCache(root.resolve("c"), 10).config())
-        .isInstanceOf(IllegalStateException.class)
+        .isInstanceOf(InvalidStateException.class)
         .hasMessage("Cannot configure feature store: coldCache(...) needs coldStorage(...)");
     assertThatThrownBy(() -> FeatureStore.builder().root(root).objectStorage(s3.b2ThroughGate())
         .coldStorage(s3.b2ThroughGate()).config())
-        .isInstanceOf(IllegalStateException.class)
+        .isInstanceOf(InvalidStateException.class)
         .hasMessage("Cannot configure feature store: cold storage is the hot warehouse: use another bucket or key prefix: "
             + S3TestServer.BUCKET);
     assertThatThrownBy(() -> FeatureStore.builder().restCatalog("http://127.0.0.1:1/catalog")
         .coldStorage(s3.b2ThroughGate()).config())
-        .isInstanceOf(IllegalStateException.class)
+        .isInstanceOf(InvalidStateException.class)
         .hasMessage("Cannot configure feature store: cold storage needs the embedded or JDBC catalog (they read through the store's FileIO)");
     assertThatThrownBy(() -> FeatureStore.builder().root(root).coldCache(root, 0))
-        .isInstanceOf(IllegalArgumentException.class)
+        .isInstanceOf(InvalidArgumentException.class)
         .hasMessage("Cannot set cold cache: size bound must be positive: 0");
     assertThat(FeatureStore.builder().root(root).coldStorage(s3.b2ThroughGate()).config().coldCacheDirectory())
         .contains(root.resolve("cold-cache"));
