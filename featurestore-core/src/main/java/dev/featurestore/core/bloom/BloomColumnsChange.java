@@ -1,6 +1,6 @@
 package dev.featurestore.core.bloom;
 
-import static java.util.Objects.requireNonNull;
+import dev.featurestore.InvalidArgumentException;
 
 import dev.featurestore.BloomFilterColumn;
 import dev.featurestore.BloomFilterUpdate;
@@ -32,7 +32,7 @@ final class BloomColumnsChange implements BloomFilterUpdate {
   @Override
   public BloomFilterUpdate enable(String column, long ndv, double fpp) {
     checkNotCommitted();
-    requireNonNull(column, "column is null");
+    InvalidArgumentException.requireNonNull(column, "enable bloom filter", "column");
     BloomFilterColumn.check(handle.table().schema(), column, ndv, fpp);
     removed.remove(column);
     set.put(BloomFilterColumn.ENABLED_PREFIX + column, "true");
@@ -44,7 +44,7 @@ final class BloomColumnsChange implements BloomFilterUpdate {
   @Override
   public BloomFilterUpdate disable(String column) {
     checkNotCommitted();
-    requireNonNull(column, "column is null");
+    InvalidArgumentException.requireNonNull(column, "disable bloom filter", "column");
     set.remove(BloomFilterColumn.ENABLED_PREFIX + column);
     set.remove(BloomFilterColumn.NDV_PREFIX + column);
     set.remove(BloomFilterColumn.FPP_PREFIX + column);
