@@ -1,6 +1,5 @@
 package dev.featurestore;
 
-import static java.util.Objects.requireNonNull;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
@@ -76,7 +75,7 @@ public final class BloomFilter {
    * @throws IllegalArgumentException if the length is not a power of two between 32 bytes and 128 MiB
    */
   public static BloomFilter fromBytes(byte[] bitset) {
-    requireNonNull(bitset, "bitset is null");
+    InvalidArgumentException.requireNonNull(bitset, "read bloom filter", "bitset");
     int n = bitset.length;
     if (n < MIN_BYTES || n > MAX_BYTES || (n & (n - 1)) != 0) {
       throw new InvalidArgumentException(
@@ -233,7 +232,7 @@ public final class BloomFilter {
    * @throws IllegalArgumentException if the sizes differ
    */
   public BloomFilter merge(BloomFilter other) {
-    requireNonNull(other, "other is null");
+    InvalidArgumentException.requireNonNull(other, "merge bloom filters", "other");
     if (other.words.length != words.length) {
       throw new InvalidArgumentException("Cannot merge bloom filters: sizes differ: "
           + sizeInBytes() + " and " + other.sizeInBytes() + " bytes");
@@ -295,7 +294,7 @@ public final class BloomFilter {
 
   /** Parquet's hash of a BYTE_ARRAY or FIXED value: xxHash64 (seed 0) of its bytes. */
   public static long hashBytes(byte[] value) {
-    requireNonNull(value, "value is null");
+    InvalidArgumentException.requireNonNull(value, "hash bloom filter value", "value");
     return XxHash64.hash(value);
   }
 

@@ -46,8 +46,8 @@ public record BloomFilterColumn(String column, OptionalLong ndv, double fpp) {
    *     or {@code fpp} is not in (0, 1)
    */
   public static void check(org.apache.iceberg.Schema schema, String column, long ndv, double fpp) {
-    java.util.Objects.requireNonNull(schema, "schema is null");
-    java.util.Objects.requireNonNull(column, "column is null");
+    InvalidArgumentException.requireNonNull(schema, "add bloom filter", "schema");
+    InvalidArgumentException.requireNonNull(column, "add bloom filter", "column");
     org.apache.iceberg.types.Types.NestedField field = schema.findField(column);
     InvalidArgumentException.check(field != null, "Cannot add bloom filter: unknown column: %s", column);
     InvalidArgumentException.check(field.type().isPrimitiveType(), "Cannot add bloom filter: column is not primitive: %s",

@@ -1,6 +1,5 @@
 package dev.featurestore;
 
-import static java.util.Objects.requireNonNull;
 
 import java.util.HashMap;
 import java.util.Locale;
@@ -37,7 +36,7 @@ public final class ColumnNames {
 
   /** Whether {@code name} is a reserved metadata column name, ignoring case. */
   public static boolean isReserved(String name) {
-    requireNonNull(name, "name is null");
+    InvalidArgumentException.requireNonNull(name, "check column name", "name");
     return RESERVED.contains(name.toLowerCase(Locale.ROOT));
   }
 
@@ -48,7 +47,7 @@ public final class ColumnNames {
    * @throws InvalidArgumentException naming the first offending column
    */
   public static void checkSchema(Schema schema, String what) {
-    requireNonNull(schema, "schema is null");
+    InvalidArgumentException.requireNonNull(schema, "check schema", "schema");
     for (Types.NestedField column : schema.columns()) {
       InvalidArgumentException.check(!isReserved(column.name()),
           "Cannot %s: column name is reserved by Iceberg: %s", what, column.name());
@@ -67,8 +66,8 @@ public final class ColumnNames {
    * @throws ValidationException if a sibling's name differs from it only by case
    */
   public static void checkNewName(Types.StructType siblings, boolean topLevel, String name, int selfId, String what) {
-    requireNonNull(siblings, "siblings is null");
-    requireNonNull(name, "name is null");
+    InvalidArgumentException.requireNonNull(siblings, "check column name", "siblings");
+    InvalidArgumentException.requireNonNull(name, "check column name", "name");
     if (topLevel) {
       InvalidArgumentException.check(!isReserved(name), "Cannot %s: column name is reserved by Iceberg: %s", what, name);
     }

@@ -1,6 +1,5 @@
 package dev.featurestore;
 
-import static java.util.Objects.requireNonNull;
 
 import java.util.List;
 import java.util.Optional;
@@ -22,7 +21,7 @@ import java.util.Optional;
  */
 public record DoctorReport(List<Check> checks) {
   public DoctorReport {
-    checks = List.copyOf(requireNonNull(checks, "checks is null"));
+    checks = List.copyOf(InvalidArgumentException.requireNonNull(checks, "create doctor report", "checks"));
   }
 
   /** The outcome of one check. */
@@ -38,10 +37,10 @@ public record DoctorReport(List<Check> checks) {
    */
   public record Check(String name, Status status, String detail, String fix) {
     public Check {
-      requireNonNull(name, "name is null");
-      requireNonNull(status, "status is null");
-      requireNonNull(detail, "detail is null");
-      requireNonNull(fix, "fix is null");
+      InvalidArgumentException.requireNonNull(name, "create doctor check", "name");
+      InvalidArgumentException.requireNonNull(status, "create doctor check", "status");
+      InvalidArgumentException.requireNonNull(detail, "create doctor check", "detail");
+      InvalidArgumentException.requireNonNull(fix, "create doctor check", "fix");
     }
 
     public static Check ok(String name, String detail) {

@@ -1,6 +1,5 @@
 package dev.featurestore;
 
-import static java.util.Objects.requireNonNull;
 
 import java.util.Optional;
 
@@ -25,9 +24,9 @@ public record ListOptions(String prefix, Optional<String> delimiter, int pageSiz
   public static final int MAX_PAGE_SIZE = 1000;
 
   public ListOptions {
-    requireNonNull(prefix, "prefix is null");
-    requireNonNull(delimiter, "delimiter is null");
-    requireNonNull(continuationToken, "continuationToken is null");
+    InvalidArgumentException.requireNonNull(prefix, "list objects", "prefix");
+    InvalidArgumentException.requireNonNull(delimiter, "list objects", "delimiter");
+    InvalidArgumentException.requireNonNull(continuationToken, "list objects", "continuationToken");
     if (pageSize < 1 || pageSize > MAX_PAGE_SIZE) {
       throw new InvalidArgumentException("Cannot list objects: page size must be 1 to 1000: " + pageSize);
     }
@@ -42,7 +41,7 @@ public record ListOptions(String prefix, Optional<String> delimiter, int pageSiz
   }
 
   public ListOptions delimiter(String delimiter) {
-    return new ListOptions(prefix, Optional.of(requireNonNull(delimiter, "delimiter is null")), pageSize, continuationToken);
+    return new ListOptions(prefix, Optional.of(InvalidArgumentException.requireNonNull(delimiter, "list objects", "delimiter")), pageSize, continuationToken);
   }
 
   public ListOptions pageSize(int pageSize) {
@@ -51,6 +50,6 @@ public record ListOptions(String prefix, Optional<String> delimiter, int pageSiz
 
   /** Continues after the page that returned {@code token}. */
   public ListOptions after(String token) {
-    return new ListOptions(prefix, delimiter, pageSize, Optional.of(requireNonNull(token, "token is null")));
+    return new ListOptions(prefix, delimiter, pageSize, Optional.of(InvalidArgumentException.requireNonNull(token, "list objects", "token")));
   }
 }

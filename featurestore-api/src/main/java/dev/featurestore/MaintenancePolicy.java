@@ -1,6 +1,5 @@
 package dev.featurestore;
 
-import static java.util.Objects.requireNonNull;
 
 import java.time.Duration;
 
@@ -145,7 +144,7 @@ public final class MaintenancePolicy {
     }
 
     public Builder maxSnapshotAge(Duration age) {
-      requireNonNull(age, "age is null");
+      InvalidArgumentException.requireNonNull(age, "set max snapshot age", "age");
       if (age.isNegative()) {
         throw new InvalidArgumentException("Cannot set max snapshot age: negative: " + age);
       }
@@ -159,7 +158,7 @@ public final class MaintenancePolicy {
     }
 
     public Builder orphanSafetyWindow(Duration window) {
-      requireNonNull(window, "window is null");
+      InvalidArgumentException.requireNonNull(window, "set orphan safety window", "window");
       if (window.compareTo(OrphanFileRemoval.MINIMUM_SAFETY_WINDOW) < 0) {
         throw new InvalidArgumentException("Cannot set orphan safety window: below the minimum of "
             + OrphanFileRemoval.MINIMUM_SAFETY_WINDOW + ": " + window);

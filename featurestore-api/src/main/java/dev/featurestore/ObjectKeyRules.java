@@ -1,6 +1,5 @@
 package dev.featurestore;
 
-import static java.util.Objects.requireNonNull;
 
 import java.nio.charset.StandardCharsets;
 
@@ -23,7 +22,7 @@ final class ObjectKeyRules {
 
   /** Returns {@code key} if it is a usable object key, else throws naming the reason. */
   static String check(String key) {
-    requireNonNull(key, "key is null");
+    InvalidArgumentException.requireNonNull(key, "use object key", "key");
     String reason = problem(key);
     if (reason != null) {
       throw new InvalidArgumentException("Cannot use object key: " + reason + ": " + FeatureStoreException.printable(key));
@@ -42,8 +41,8 @@ final class ObjectKeyRules {
 
   /** {@code prefix + relativeKey}, both checked; {@code prefix} is empty or ends with {@code /}. */
   static String resolve(String prefix, String relativeKey) {
-    requireNonNull(prefix, "prefix is null");
-    requireNonNull(relativeKey, "key is null");
+    InvalidArgumentException.requireNonNull(prefix, "use object key", "prefix");
+    InvalidArgumentException.requireNonNull(relativeKey, "use object key", "key");
     if (!prefix.isEmpty() && !prefix.endsWith("/")) {
       throw new InvalidArgumentException("Cannot use object key: prefix does not end with /: " + FeatureStoreException.printable(prefix));
     }

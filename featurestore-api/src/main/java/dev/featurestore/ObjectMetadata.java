@@ -1,6 +1,5 @@
 package dev.featurestore;
 
-import static java.util.Objects.requireNonNull;
 
 import java.time.Instant;
 import java.util.Collections;
@@ -29,11 +28,11 @@ public record ObjectMetadata(ObjectHead head, String sha256, Optional<ParquetSum
     Optional<ImageSummary> image, Optional<PdfSummary> pdf, List<String> notes) {
 
   public ObjectMetadata {
-    requireNonNull(head, "head is null");
-    requireNonNull(sha256, "sha256 is null");
-    requireNonNull(parquet, "parquet is null");
-    requireNonNull(image, "image is null");
-    requireNonNull(pdf, "pdf is null");
+    InvalidArgumentException.requireNonNull(head, "create object metadata", "head");
+    InvalidArgumentException.requireNonNull(sha256, "create object metadata", "sha256");
+    InvalidArgumentException.requireNonNull(parquet, "create object metadata", "parquet");
+    InvalidArgumentException.requireNonNull(image, "create object metadata", "image");
+    InvalidArgumentException.requireNonNull(pdf, "create object metadata", "pdf");
     notes = List.copyOf(notes);
   }
 
@@ -69,8 +68,8 @@ public record ObjectMetadata(ObjectHead head, String sha256, Optional<ParquetSum
    */
   public record ImageSummary(int width, int height, String format, String mimeType, Map<String, String> exif) {
     public ImageSummary {
-      requireNonNull(format, "format is null");
-      requireNonNull(mimeType, "mimeType is null");
+      InvalidArgumentException.requireNonNull(format, "create image summary", "format");
+      InvalidArgumentException.requireNonNull(mimeType, "create image summary", "mimeType");
       exif = Collections.unmodifiableMap(new TreeMap<>(exif));
     }
   }
@@ -89,12 +88,12 @@ public record ObjectMetadata(ObjectHead head, String sha256, Optional<ParquetSum
   public record PdfSummary(int pages, Optional<String> title, Optional<String> author, Optional<String> subject,
       Optional<String> creator, Optional<String> producer, Optional<Instant> created) {
     public PdfSummary {
-      requireNonNull(title, "title is null");
-      requireNonNull(author, "author is null");
-      requireNonNull(subject, "subject is null");
-      requireNonNull(creator, "creator is null");
-      requireNonNull(producer, "producer is null");
-      requireNonNull(created, "created is null");
+      InvalidArgumentException.requireNonNull(title, "create PDF summary", "title");
+      InvalidArgumentException.requireNonNull(author, "create PDF summary", "author");
+      InvalidArgumentException.requireNonNull(subject, "create PDF summary", "subject");
+      InvalidArgumentException.requireNonNull(creator, "create PDF summary", "creator");
+      InvalidArgumentException.requireNonNull(producer, "create PDF summary", "producer");
+      InvalidArgumentException.requireNonNull(created, "create PDF summary", "created");
     }
   }
 }

@@ -1,6 +1,5 @@
 package dev.featurestore;
 
-import static java.util.Objects.requireNonNull;
 
 import java.util.HashSet;
 import java.util.Set;
@@ -35,7 +34,7 @@ public final class PartitionSpecBuilder {
   private final Set<String> names = new HashSet<>();
 
   private PartitionSpecBuilder(Schema schema) {
-    this.schema = requireNonNull(schema, "schema is null");
+    this.schema = InvalidArgumentException.requireNonNull(schema, "build partition spec", "schema");
     this.builder = PartitionSpec.builderFor(schema);
   }
 
@@ -46,7 +45,7 @@ public final class PartitionSpecBuilder {
 
   /** A function for {@link TableDefinition.Builder#partitionBy(Function)}: {@code spec.apply(builder).build()}. */
   public static Function<Schema, PartitionSpec> spec(Function<PartitionSpecBuilder, PartitionSpecBuilder> fields) {
-    requireNonNull(fields, "fields is null");
+    InvalidArgumentException.requireNonNull(fields, "build partition spec", "fields");
     return s -> fields.apply(of(s)).build();
   }
 
@@ -143,8 +142,8 @@ public final class PartitionSpecBuilder {
   }
 
   private void check(String column, String name, String transform, Transform<?, ?> probe) {
-    requireNonNull(column, "column is null");
-    requireNonNull(name, "name is null");
+    InvalidArgumentException.requireNonNull(column, "add partition field", "column");
+    InvalidArgumentException.requireNonNull(name, "add partition field", "name");
     Types.NestedField field = schema.findField(column);
     if (field == null) {
       throw new InvalidArgumentException("Cannot partition by unknown column: " + column);

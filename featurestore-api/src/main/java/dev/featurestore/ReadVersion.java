@@ -1,6 +1,5 @@
 package dev.featurestore;
 
-import static java.util.Objects.requireNonNull;
 
 import java.time.Instant;
 import java.util.Optional;
@@ -27,9 +26,9 @@ public record ReadVersion(Kind kind, long snapshotId, Optional<Instant> time, Op
   private static final ReadVersion CURRENT = new ReadVersion(Kind.CURRENT, -1, Optional.empty(), Optional.empty());
 
   public ReadVersion {
-    requireNonNull(kind, "kind is null");
-    requireNonNull(time, "time is null");
-    requireNonNull(ref, "ref is null");
+    InvalidArgumentException.requireNonNull(kind, "describe version", "kind");
+    InvalidArgumentException.requireNonNull(time, "describe version", "time");
+    InvalidArgumentException.requireNonNull(ref, "describe version", "ref");
     InvalidArgumentException.check((kind == Kind.TIME) == time.isPresent() && (kind == Kind.REF) == ref.isPresent()
         && (kind == Kind.SNAPSHOT || snapshotId == -1),
         "Cannot describe version: parts do not match the kind %s: snapshot %s, time %s, ref %s", kind, snapshotId,
@@ -48,12 +47,12 @@ public record ReadVersion(Kind kind, long snapshotId, Optional<Instant> time, Op
 
   /** The snapshot that was current at {@code time}. */
   public static ReadVersion asOf(Instant time) {
-    return new ReadVersion(Kind.TIME, -1, Optional.of(requireNonNull(time, "time is null")), Optional.empty());
+    return new ReadVersion(Kind.TIME, -1, Optional.of(InvalidArgumentException.requireNonNull(time, "read as of time", "time")), Optional.empty());
   }
 
   /** The snapshot a tag or branch points to. */
   public static ReadVersion ref(String name) {
-    return new ReadVersion(Kind.REF, -1, Optional.empty(), Optional.of(requireNonNull(name, "ref is null")));
+    return new ReadVersion(Kind.REF, -1, Optional.empty(), Optional.of(InvalidArgumentException.requireNonNull(name, "read ref", "ref")));
   }
 
   /** {@code current}, {@code snapshot <id>}, {@code as of <time>} or {@code ref <name>}. */

@@ -1,6 +1,5 @@
 package dev.featurestore;
 
-import static java.util.Objects.requireNonNull;
 
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.types.Type;
@@ -68,8 +67,8 @@ public interface SchemaEvolution {
    * (no-op) promotion.
    */
   static boolean isValidTypePromotion(Type from, Type to) {
-    requireNonNull(from, "from is null");
-    requireNonNull(to, "to is null");
+    InvalidArgumentException.requireNonNull(from, "check type promotion", "from");
+    InvalidArgumentException.requireNonNull(to, "check type promotion", "to");
     if (from.equals(to)) {
       return true;
     }

@@ -1,6 +1,5 @@
 package dev.featurestore;
 
-import static java.util.Objects.requireNonNull;
 
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -112,27 +111,27 @@ public final class TableDefinition {
     private String location;
 
     private Builder(TableId id, Schema schema) {
-      this.id = requireNonNull(id, "id is null");
-      this.schema = requireNonNull(schema, "schema is null");
+      this.id = InvalidArgumentException.requireNonNull(id, "define table", "id");
+      this.schema = InvalidArgumentException.requireNonNull(schema, "define table", "schema");
       InvalidArgumentException.check(!schema.columns().isEmpty(), "Cannot define table: schema has no columns: %s", id);
       ColumnNames.checkSchema(schema, "define table " + id);
     }
 
     /** Partition spec, built against the definition's schema. */
     public Builder partitionBy(Function<Schema, PartitionSpec> spec) {
-      this.partitionSpec = requireNonNull(spec, "spec is null");
+      this.partitionSpec = InvalidArgumentException.requireNonNull(spec, "define table", "spec");
       return this;
     }
 
     /** A partition spec already bound to this definition's schema. */
     public Builder partitionSpec(PartitionSpec spec) {
-      requireNonNull(spec, "spec is null");
+      InvalidArgumentException.requireNonNull(spec, "define table", "spec");
       return partitionBy(ignored -> spec);
     }
 
     /** Sort order, built against the definition's schema. */
     public Builder sortBy(Function<Schema, SortOrder> order) {
-      this.sortOrder = requireNonNull(order, "order is null");
+      this.sortOrder = InvalidArgumentException.requireNonNull(order, "define table", "order");
       return this;
     }
 
@@ -149,7 +148,7 @@ public final class TableDefinition {
 
     /** As {@link #bloomFilter(String, long)} with a false-positive rate in (0, 1). */
     public Builder bloomFilter(String column, long ndv, double fpp) {
-      requireNonNull(column, "column is null");
+      InvalidArgumentException.requireNonNull(column, "define table", "column");
       BloomFilterColumn.check(schema, column, ndv, fpp);
       properties.put(BloomFilterColumn.ENABLED_PREFIX + column, "true");
       properties.put(BloomFilterColumn.NDV_PREFIX + column, Long.toString(ndv));
@@ -158,14 +157,14 @@ public final class TableDefinition {
     }
 
     public Builder property(String key, String value) {
-      requireNonNull(key, "key is null");
-      requireNonNull(value, "value is null");
+      InvalidArgumentException.requireNonNull(key, "define table", "key");
+      InvalidArgumentException.requireNonNull(value, "define table", "value");
       properties.put(key, value);
       return this;
     }
 
     public Builder properties(Map<String, String> props) {
-      requireNonNull(props, "props is null");
+      InvalidArgumentException.requireNonNull(props, "define table", "props");
       props.forEach(this::property);
       return this;
     }
@@ -178,7 +177,7 @@ public final class TableDefinition {
     }
 
     public Builder location(String location) {
-      this.location = requireNonNull(location, "location is null");
+      this.location = InvalidArgumentException.requireNonNull(location, "define table", "location");
       return this;
     }
 

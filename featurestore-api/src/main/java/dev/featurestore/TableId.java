@@ -1,6 +1,5 @@
 package dev.featurestore;
 
-import static java.util.Objects.requireNonNull;
 
 import java.util.regex.Pattern;
 
@@ -22,8 +21,8 @@ public record TableId(String namespace, String name) {
   private static final Pattern PART = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
 
   public TableId {
-    requireNonNull(namespace, "namespace is null");
-    requireNonNull(name, "name is null");
+    InvalidArgumentException.requireNonNull(namespace, "use table id", "namespace");
+    InvalidArgumentException.requireNonNull(name, "use table id", "name");
     checkPart("namespace", namespace);
     checkPart("name", name);
   }
@@ -34,7 +33,7 @@ public record TableId(String namespace, String name) {
    * @throws InvalidArgumentException unless the text is two valid parts joined by one dot
    */
   public static TableId parse(String qualifiedName) {
-    requireNonNull(qualifiedName, "qualifiedName is null");
+    InvalidArgumentException.requireNonNull(qualifiedName, "parse table id", "qualifiedName");
     int dot = qualifiedName.indexOf('.');
     InvalidArgumentException.check(dot > 0 && dot == qualifiedName.lastIndexOf('.') && dot < qualifiedName.length() - 1,
         "Cannot parse table id: expected namespace.name: '%s'", FeatureStoreException.printable(qualifiedName));

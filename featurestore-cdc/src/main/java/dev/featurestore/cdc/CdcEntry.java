@@ -1,6 +1,5 @@
 package dev.featurestore.cdc;
 
-import static java.util.Objects.requireNonNull;
 
 import dev.featurestore.InvalidArgumentException;
 import java.util.Collections;
@@ -44,13 +43,13 @@ public record CdcEntry(
     Optional<Map<String, Object>> before, Optional<Map<String, Object>> after, Optional<String> transactionId) {
 
   public CdcEntry {
-    requireNonNull(operation, "operation is null");
-    requireNonNull(collection, "collection is null");
-    requireNonNull(docId, "docId is null");
-    requireNonNull(shardId, "shardId is null");
-    requireNonNull(before, "before is null");
-    requireNonNull(after, "after is null");
-    requireNonNull(transactionId, "transactionId is null");
+    InvalidArgumentException.requireNonNull(operation, "create CDC entry", "operation");
+    InvalidArgumentException.requireNonNull(collection, "create CDC entry", "collection");
+    InvalidArgumentException.requireNonNull(docId, "create CDC entry", "docId");
+    InvalidArgumentException.requireNonNull(shardId, "create CDC entry", "shardId");
+    InvalidArgumentException.requireNonNull(before, "create CDC entry", "before");
+    InvalidArgumentException.requireNonNull(after, "create CDC entry", "after");
+    InvalidArgumentException.requireNonNull(transactionId, "create CDC entry", "transactionId");
     if (sequenceId < 0) {
       throw new InvalidArgumentException("Cannot create CDC entry: negative sequence id: " + sequenceId);
     }
@@ -139,7 +138,7 @@ public record CdcEntry(
     }
 
     public Builder operation(CdcOperation operation) {
-      this.operation = requireNonNull(operation, "operation is null");
+      this.operation = InvalidArgumentException.requireNonNull(operation, "create CDC entry", "operation");
       return this;
     }
 
@@ -161,7 +160,7 @@ public record CdcEntry(
 
     /** Empty (the default) means the pipeline's shard; any other value must equal it. */
     public Builder shardId(String shardId) {
-      this.shardId = requireNonNull(shardId, "shardId is null");
+      this.shardId = InvalidArgumentException.requireNonNull(shardId, "create CDC entry", "shardId");
       return this;
     }
 

@@ -173,7 +173,7 @@ public final class CdcPipeline implements AutoCloseable {
    *     writes s1}
    */
   public long append(CdcEntry entry) {
-    requireNonNull(entry, "entry is null");
+    InvalidArgumentException.requireNonNull(entry, "append CDC entry", "entry");
     if (!entry.shardId().isEmpty() && !entry.shardId().equals(shard)) {
       throw new InvalidArgumentException("Cannot accept CDC entry: wrong shard: " + entry.shardId()
           + ", this pipeline writes " + shard);
@@ -322,24 +322,24 @@ public final class CdcPipeline implements AutoCloseable {
     private Hooks hooks = Hooks.NONE;
 
     private Builder(FeatureStore store) {
-      this.store = requireNonNull(store, "store is null");
+      this.store = InvalidArgumentException.requireNonNull(store, "build CDC pipeline", "store");
     }
 
     /** Keep a change log in this table (created if missing). */
     public Builder changeLog(TableId table) {
-      this.changeLog = requireNonNull(table, "table is null");
+      this.changeLog = InvalidArgumentException.requireNonNull(table, "build CDC pipeline", "table");
       return this;
     }
 
     /** Keep the current state in this table (created if missing, bucketed by doc id). */
     public Builder currentState(TableId table) {
-      this.currentState = requireNonNull(table, "table is null");
+      this.currentState = InvalidArgumentException.requireNonNull(table, "build CDC pipeline", "table");
       return this;
     }
 
     /** Letters, digits, {@code _ . -}; default {@code 0}. Sequence ids and marks are per shard. */
     public Builder shardId(String shardId) {
-      requireNonNull(shardId, "shardId is null");
+      InvalidArgumentException.requireNonNull(shardId, "build CDC pipeline", "shardId");
       if (!SHARD.matcher(shardId).matches()) {
         throw new InvalidArgumentException("Cannot set CDC shard id: only letters, digits, _ . - allowed: " + shardId);
       }
@@ -358,7 +358,7 @@ public final class CdcPipeline implements AutoCloseable {
 
     /** Longest time an accepted entry waits for its commit; default 1 s; zero disables the timer. */
     public Builder flushInterval(Duration interval) {
-      requireNonNull(interval, "interval is null");
+      InvalidArgumentException.requireNonNull(interval, "build CDC pipeline", "interval");
       if (interval.isNegative()) {
         throw new InvalidArgumentException("Cannot set CDC flush interval: negative: " + interval);
       }
@@ -367,19 +367,19 @@ public final class CdcPipeline implements AutoCloseable {
     }
 
     public Builder compression(CdcCompression compression) {
-      this.compression = requireNonNull(compression, "compression is null");
+      this.compression = InvalidArgumentException.requireNonNull(compression, "build CDC pipeline", "compression");
       return this;
     }
 
     /** The write-ahead log directory (required); each shard logs in its own subdirectory. */
     public Builder writeAheadLog(Path directory) {
-      this.walDirectory = requireNonNull(directory, "directory is null");
+      this.walDirectory = InvalidArgumentException.requireNonNull(directory, "build CDC pipeline", "directory");
       return this;
     }
 
     /** Default {@link FsyncPolicy#EVERY_BATCH}. */
     public Builder fsync(FsyncPolicy policy) {
-      this.fsync = requireNonNull(policy, "policy is null");
+      this.fsync = InvalidArgumentException.requireNonNull(policy, "build CDC pipeline", "policy");
       return this;
     }
 
@@ -394,7 +394,7 @@ public final class CdcPipeline implements AutoCloseable {
 
     /** First pause between attempts, doubled each time up to 2 s; default 100 ms. */
     public Builder retryBackoff(Duration backoff) {
-      requireNonNull(backoff, "backoff is null");
+      InvalidArgumentException.requireNonNull(backoff, "build CDC pipeline", "backoff");
       if (backoff.isNegative()) {
         throw new InvalidArgumentException("Cannot set CDC retry backoff: negative: " + backoff);
       }
@@ -404,7 +404,7 @@ public final class CdcPipeline implements AutoCloseable {
 
     /** What happens when {@code maxPending} entries wait for their commit; default BLOCK. */
     public Builder backpressure(Backpressure backpressure, long maxPending) {
-      this.backpressure = requireNonNull(backpressure, "backpressure is null");
+      this.backpressure = InvalidArgumentException.requireNonNull(backpressure, "build CDC pipeline", "backpressure");
       if (maxPending < 1) {
         throw new InvalidArgumentException("Cannot set CDC pending bound: must be positive: " + maxPending);
       }
@@ -444,7 +444,7 @@ public final class CdcPipeline implements AutoCloseable {
      * bad record fails the open with {@link WalCorruptionException}).
      */
     public Builder walRecovery(WalRecovery mode) {
-      this.walRecovery = requireNonNull(mode, "mode is null");
+      this.walRecovery = InvalidArgumentException.requireNonNull(mode, "build CDC pipeline", "mode");
       return this;
     }
 
@@ -454,7 +454,7 @@ public final class CdcPipeline implements AutoCloseable {
      * once it expired. Commits check it first; keep hosts' clocks well within it of each other.
      */
     public Builder shardLease(Duration duration) {
-      requireNonNull(duration, "duration is null");
+      InvalidArgumentException.requireNonNull(duration, "build CDC pipeline", "duration");
       InvalidArgumentException.check(duration.toMillis() >= 100, "Cannot set CDC shard lease: shorter than 100 ms: %s", duration);
       this.leaseDuration = duration;
       return this;

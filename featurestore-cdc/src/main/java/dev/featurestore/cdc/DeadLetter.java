@@ -1,6 +1,6 @@
 package dev.featurestore.cdc;
 
-import static java.util.Objects.requireNonNull;
+import dev.featurestore.InvalidArgumentException;
 
 /**
  * An entry the current-state table could not take, with the reason (for example a field whose
@@ -9,7 +9,7 @@ import static java.util.Objects.requireNonNull;
  */
 public record DeadLetter(CdcEntry entry, String reason) {
   public DeadLetter {
-    requireNonNull(entry, "entry is null");
-    requireNonNull(reason, "reason is null");
+    InvalidArgumentException.requireNonNull(entry, "create dead letter", "entry");
+    InvalidArgumentException.requireNonNull(reason, "create dead letter", "reason");
   }
 }

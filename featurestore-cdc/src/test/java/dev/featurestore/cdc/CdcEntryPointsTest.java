@@ -66,7 +66,31 @@ class CdcEntryPointsTest {
     rows.add(bad("buckets 0", InvalidArgumentException.class, () -> builder().currentStateBuckets(0)));
     rows.add(bad("typed columns -1", InvalidArgumentException.class, () -> builder().currentStateTypedColumns(-1)));
     rows.add(bad("lease 1 ms", InvalidArgumentException.class, () -> builder().shardLease(Duration.ofMillis(1))));
+    rows.add(nul("builder null store", () -> CdcPipeline.builder(null)));
     rows.add(nul("changeLog null", () -> builder().changeLog(null)));
+    rows.add(nul("currentState null", () -> builder().currentState(null)));
+    rows.add(nul("shardId null", () -> builder().shardId(null)));
+    rows.add(nul("flushInterval null", () -> builder().flushInterval(null)));
+    rows.add(nul("compression null", () -> builder().compression(null)));
+    rows.add(nul("writeAheadLog null", () -> builder().writeAheadLog(null)));
+    rows.add(nul("fsync null", () -> builder().fsync(null)));
+    rows.add(nul("retryBackoff null", () -> builder().retryBackoff(null)));
+    rows.add(nul("backpressure null", () -> builder().backpressure(null, 10)));
+    rows.add(nul("walRecovery null", () -> builder().walRecovery(null)));
+    rows.add(nul("shardLease null", () -> builder().shardLease(null)));
+    rows.add(nul("entry operation null", () -> CdcEntry.builder().operation((CdcOperation) null)));
+    rows.add(bad("entry operation name null", InvalidArgumentException.class, () -> CdcEntry.builder().operation((String) null)));
+    rows.add(nul("entry shardId null", () -> CdcEntry.builder().shardId(null)));
+    rows.add(bad("entry collection null", InvalidArgumentException.class, () -> CdcEntry.builder().sequenceId(1).operation(CdcOperation.INSERT)
+        .collection(null).docId("d").after(Map.of("a", 1)).build()));
+    rows.add(bad("entry docId null", InvalidArgumentException.class, () -> CdcEntry.builder().sequenceId(1).operation(CdcOperation.INSERT)
+        .collection("c").docId(null).after(Map.of("a", 1)).build()));
+    rows.add(onTable("append null", InvalidArgumentException.class, t -> pipeline.append(null)));
+    rows.add(onTable("insert null collection", InvalidArgumentException.class, t -> pipeline.insert(null, "d1", Map.of("a", 1))));
+    rows.add(onTable("insert null doc id", InvalidArgumentException.class, t -> pipeline.insert("c", null, Map.of("a", 1))));
+    rows.add(onTable("delete null doc id", InvalidArgumentException.class, t -> pipeline.delete("c", null)));
+    rows.add(onTable("createEntry null operation", InvalidArgumentException.class,
+        t -> pipeline.createEntry((String) null, "c", "d1", null, Map.of("a", 1))));
     rows.add(onStore("build without table", InvalidArgumentException.class,
         () -> builder().writeAheadLog(wal).build()));
     rows.add(onStore("build without log directory", InvalidArgumentException.class,
@@ -133,9 +157,12 @@ class CdcEntryPointsTest {
     });
   }
 
+  /** A null argument: InvalidArgumentException naming the parameter, never a bare NullPointerException. */
   static Row nul(String name, Executable call) {
-    return new Row(name, () -> assertThatThrownBy(call::execute).as(name)
-        .isExactlyInstanceOf(NullPointerException.class).hasMessageEndingWith(" is null"));
+    return new Row(name, () -> {
+      assertTyped(name, InvalidArgumentException.class, call);
+      assertThatThrownBy(call::execute).as(name).hasMessageMatching("Cannot [^:]+: \\w+ is null: null");
+    });
   }
 
   static void assertTyped(String name, Class<? extends FeatureStoreException> type, Executable call) {

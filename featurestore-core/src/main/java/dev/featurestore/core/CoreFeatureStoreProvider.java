@@ -1,5 +1,6 @@
 package dev.featurestore.core;
 
+import dev.featurestore.InvalidArgumentException;
 import dev.featurestore.DoctorReport;
 
 import dev.featurestore.FeatureStore;
@@ -20,13 +21,13 @@ public final class CoreFeatureStoreProvider implements FeatureStoreProvider {
 
   @Override
   public DoctorReport doctor(FeatureStoreConfig config) {
-    return StoreDoctor.run(java.util.Objects.requireNonNull(config, "config is null"));
+    return StoreDoctor.run(InvalidArgumentException.requireNonNull(config, "run doctor", "config"));
   }
 
   @Override
   public DoctorReport doctorFromEnvironment(java.nio.file.Path root, java.util.Map<String, String> env) {
-    java.util.Objects.requireNonNull(root, "root is null");
-    java.util.Objects.requireNonNull(env, "env is null");
+    InvalidArgumentException.requireNonNull(root, "run doctor", "root");
+    InvalidArgumentException.requireNonNull(env, "run doctor", "env");
     return StoreDoctor.fromEnvironment(root, env);
   }
 }

@@ -224,7 +224,7 @@ final class DefaultFeatureStore implements FeatureStore {
 
   @Override
   public FeatureTable createTable(TableDefinition definition) {
-    requireNonNull(definition, "definition is null");
+    InvalidArgumentException.requireNonNull(definition, "create table", "definition");
     checkOpen();
     TableId id = definition.id();
     Map<String, String> props = new HashMap<>(LIBRARY_TABLE_DEFAULTS);
@@ -276,7 +276,7 @@ final class DefaultFeatureStore implements FeatureStore {
 
   @Override
   public Optional<FeatureTable> findTable(TableId id) {
-    requireNonNull(id, "id is null");
+    InvalidArgumentException.requireNonNull(id, "find table", "id");
     checkOpen();
     try {
       return Optional.of(wrap(id, catalog.loadTable(identifier(id))));
@@ -289,7 +289,7 @@ final class DefaultFeatureStore implements FeatureStore {
 
   @Override
   public boolean tableExists(TableId id) {
-    requireNonNull(id, "id is null");
+    InvalidArgumentException.requireNonNull(id, "check table", "id");
     checkOpen();
     try {
       return catalog.tableExists(identifier(id));
@@ -317,7 +317,7 @@ final class DefaultFeatureStore implements FeatureStore {
 
   @Override
   public List<TableId> listTables(String namespace) {
-    requireNonNull(namespace, "namespace is null");
+    InvalidArgumentException.requireNonNull(namespace, "list tables", "namespace");
     checkOpen();
     try {
       List<TableId> ids = new ArrayList<>();
@@ -345,7 +345,7 @@ final class DefaultFeatureStore implements FeatureStore {
 
   @Override
   public boolean dropTable(TableId id, boolean purge) {
-    requireNonNull(id, "id is null");
+    InvalidArgumentException.requireNonNull(id, "drop table", "id");
     checkOpen();
     ReentrantLock lock = commitLocks.computeIfAbsent(id, k -> new ReentrantLock());
     lock.lock();
@@ -376,7 +376,7 @@ final class DefaultFeatureStore implements FeatureStore {
 
   @Override
   public <T> T unwrap(Class<T> type) {
-    requireNonNull(type, "type is null");
+    InvalidArgumentException.requireNonNull(type, "unwrap feature store", "type");
     if (type.isInstance(catalog)) {
       return type.cast(catalog);
     }

@@ -2,7 +2,6 @@ package dev.featurestore.core;
 
 import dev.featurestore.InvalidArgumentException;
 import dev.featurestore.core.base.TableHandle;
-import static java.util.Objects.requireNonNull;
 
 import dev.featurestore.BloomFilterUpdate;
 import dev.featurestore.FeatureTable;
@@ -158,7 +157,7 @@ final class DefaultFeatureTable implements FeatureTable {
 
   @Override
   public <T> T unwrap(Class<T> type) {
-    requireNonNull(type, "type is null");
+    InvalidArgumentException.requireNonNull(type, "unwrap table", "type");
     if (type.isInstance(handle.table())) {
       return type.cast(handle.table());
     }

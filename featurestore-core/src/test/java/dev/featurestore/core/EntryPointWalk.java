@@ -1,12 +1,12 @@
 package dev.featurestore.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.featurestore.FeatureStore;
 import dev.featurestore.FeatureStoreException;
 import dev.featurestore.FeatureTable;
+import dev.featurestore.InvalidArgumentException;
 import dev.featurestore.TableId;
 import java.util.List;
 import java.util.Map;
@@ -26,8 +26,9 @@ import org.junit.jupiter.api.function.Executable;
  *   <li>{@link #onTable}: the same, and the table is as it was afterwards (current snapshot,
  *       schema, spec, properties and refs; read again and through a fresh handle);
  *   <li>{@link #onStore}: the same, and the store holds the same tables afterwards;
- *   <li>{@link #nul}: a null argument, a programming error: {@link NullPointerException} naming
- *       the parameter ({@code "<name> is null"}), the documented contract;
+ *   <li>{@link #nul}: a null argument: {@link InvalidArgumentException} naming the parameter,
+ *       {@code "Cannot <verb> <object>: <name> is null: null"}, never a bare {@code
+ *       NullPointerException};
  *   <li>{@link #gap}: a known untyped error in code another change owns: skipped, with the
  *       reason, while the error is raw; checked as {@link #bad} once it is typed.
  * </ul>
@@ -71,8 +72,10 @@ public final class EntryPointWalk {
   }
 
   public static Row nul(String name, Executable call) {
-    return new Row(name, () -> assertThatThrownBy(call::execute).as(name)
-        .isExactlyInstanceOf(NullPointerException.class).hasMessageEndingWith(" is null"));
+    return new Row(name, () -> {
+      assertTyped(name, InvalidArgumentException.class, call);
+      assertThat(thrown(name, call).getMessage()).as(name).matches("Cannot [^:]+: \\w+ is null: null");
+    });
   }
 
   public static Row gap(String name, String owner, Executable call) {

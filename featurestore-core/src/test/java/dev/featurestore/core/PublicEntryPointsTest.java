@@ -18,6 +18,7 @@ import dev.featurestore.ObjectBrowser;
 import dev.featurestore.ObjectStorage;
 import dev.featurestore.PartitionSpecBuilder;
 import dev.featurestore.QueryResult;
+import dev.featurestore.ReadVersion;
 import dev.featurestore.SnapshotNotFoundException;
 import dev.featurestore.StorageProvider;
 import dev.featurestore.TableDefinition;
@@ -54,9 +55,9 @@ import org.junit.jupiter.api.io.TempDir;
  * a call on a table must leave it as it was (same current snapshot, schema, spec, properties and
  * refs). One row per call; a new entry point is one line in {@link #rows()}.
  *
- * <p>The row kinds are in {@link EntryPointWalk}: {@code null} arguments are programming errors
- * and throw {@link NullPointerException} naming the parameter (the documented contract, see
- * {@link InvalidArgumentException}); gap rows are known untyped errors in code another change owns,
+ * <p>The row kinds are in {@link EntryPointWalk}: {@code null} arguments throw
+ * {@link InvalidArgumentException} naming the parameter ({@code Cannot <verb> <object>: <name> is
+ * null: null}, the documented contract); gap rows are known untyped errors in code another change owns,
  * skipped with the reason while raw.
  */
 class PublicEntryPointsTest {
@@ -120,7 +121,7 @@ class PublicEntryPointsTest {
     rows.add(bad("TableId parse no dot", InvalidArgumentException.class, () -> TableId.parse("nodot")));
     rows.add(bad("TableId parse three parts", InvalidArgumentException.class, () -> TableId.parse("a.b.c")));
     rows.add(bad("TableId parse empty", InvalidArgumentException.class, () -> TableId.parse("")));
-    rows.add(EntryPointWalk.nul("TableId null name", () -> TableId.of("ns", null)));
+    rows.add(nul("TableId null name", () -> TableId.of("ns", null)));
 
     // FeatureStore
     rows.add(bad("store.table bad name", InvalidArgumentException.class, () -> store.table("walk.t/x")));
@@ -129,7 +130,7 @@ class PublicEntryPointsTest {
         () -> store.createTable(TableDefinition.builder("walk.t", SCHEMA).build())));
     rows.add(bad("store.objects on local disk", ValidationException.class, () -> store.objects()));
     rows.add(bad("store.unwrap unknown type", () -> store.unwrap(StringBuilder.class)));
-    rows.add(EntryPointWalk.nul("store.table null", () -> store.table((TableId) null)));
+    rows.add(nul("store.table null", () -> store.table((TableId) null)));
 
     // TableDefinition and PartitionSpecBuilder
     rows.add(onStore("create with partition on unknown column", InvalidArgumentException.class, () -> store.createTable(
@@ -355,6 +356,123 @@ class PublicEntryPointsTest {
     rows.add(bad("objects.stage two sources", InvalidStateException.class,
         () -> objects.stage("x.csv").from(new ByteArrayInputStream(new byte[1])).from(root.resolve("x"))));
     rows.add(onS3Table("ingest missing object", NotFoundException.class, t -> t.ingest().csvObject("raw/missing.csv").commit()));
+
+    // Null arguments: InvalidArgumentException naming the parameter, never a bare NullPointerException
+    rows.add(nul("TableId null namespace", () -> TableId.of(null, "x")));
+    rows.add(nul("TableId parse null", () -> TableId.parse(null)));
+    rows.add(nul("store.createTable null", () -> store.createTable(null)));
+    rows.add(nul("store.table null string", () -> store.table((String) null)));
+    rows.add(nul("store.findTable null", () -> store.findTable(null)));
+    rows.add(nul("store.tableExists null", () -> store.tableExists(null)));
+    rows.add(nul("store.listTables null", () -> store.listTables(null)));
+    rows.add(nul("store.dropTable null", () -> store.dropTable(null, false)));
+    rows.add(nul("store.unwrap null", () -> store.unwrap(null)));
+    rows.add(nul("definition null id", () -> TableDefinition.builder((TableId) null, SCHEMA)));
+    rows.add(nul("definition null schema", () -> TableDefinition.builder("walk.x", null)));
+    rows.add(nul("definition null spec", () -> TableDefinition.builder("walk.x", SCHEMA).partitionSpec(null)));
+    rows.add(nul("definition null partitionBy", () -> TableDefinition.builder("walk.x", SCHEMA).partitionBy(null)));
+    rows.add(nul("definition null sortBy", () -> TableDefinition.builder("walk.x", SCHEMA).sortBy(null)));
+    rows.add(nul("definition null bloom column", () -> TableDefinition.builder("walk.x", SCHEMA).bloomFilter(null, 10)));
+    rows.add(nul("definition null property key", () -> TableDefinition.builder("walk.x", SCHEMA).property(null, "v")));
+    rows.add(nul("definition null property value", () -> TableDefinition.builder("walk.x", SCHEMA).property("k", null)));
+    rows.add(nul("definition null properties", () -> TableDefinition.builder("walk.x", SCHEMA).properties(null)));
+    rows.add(nul("definition null location", () -> TableDefinition.builder("walk.x", SCHEMA).location(null)));
+    rows.add(nul("partition null schema", () -> PartitionSpecBuilder.of(null)));
+    rows.add(nul("partition null column", () -> PartitionSpecBuilder.of(SCHEMA).identity(null)));
+    rows.add(nul("partition null spec fields", () -> PartitionSpecBuilder.spec(null)));
+    rows.add(nul("bloom fromBytes null", () -> BloomFilter.fromBytes(null)));
+    rows.add(nul("bloom merge null", () -> BloomFilter.ofSize(32).merge(null)));
+    rows.add(nul("policy null age", () -> MaintenancePolicy.builder().maxSnapshotAge(null)));
+    rows.add(nul("policy null orphan window", () -> MaintenancePolicy.builder().orphanSafetyWindow(null)));
+    rows.add(nul("list options null prefix", () -> ListOptions.prefix(null)));
+    rows.add(nul("list options null delimiter", () -> ListOptions.prefix("a/").delimiter(null)));
+    rows.add(nul("read version null ref", () -> ReadVersion.ref(null)));
+    rows.add(nul("read version null time", () -> ReadVersion.asOf(null)));
+    rows.add(onNull("ingest null rows", t -> t.ingest().rows(null)));
+    rows.add(onNull("ingest null csv", t -> t.ingest().csv(null)));
+    rows.add(onNull("ingest null object key", t -> t.ingest().csvObject(null)));
+    rows.add(onNull("ingest null branch", t -> t.ingest().toBranch(null)));
+    rows.add(onNull("ingest null snapshot property", t -> t.ingest().snapshotProperty("k", null)));
+    rows.add(onNull("append null rows", t -> t.append(null)));
+    rows.add(onNull("schema add null name", t -> t.evolveSchema().addColumn(null, Types.StringType.get(), null)));
+    rows.add(onNull("schema add null type", t -> t.evolveSchema().addColumn("x", null, null)));
+    rows.add(onNull("schema rename to null", t -> t.evolveSchema().renameColumn("name", null)));
+    rows.add(onNull("schema widen null type", t -> t.evolveSchema().widenColumn("id", null)));
+    rows.add(onNull("schema drop null", t -> t.evolveSchema().dropColumn(null)));
+    rows.add(onNull("snapshot as of null", t -> t.snapshots().snapshotAsOf(null)));
+    rows.add(onNull("rollback to null time", t -> t.snapshots().rollbackToTime(null)));
+    rows.add(onNull("tag null name", t -> t.snapshots().createTag(null, first)));
+    rows.add(onNull("branch null name", t -> t.snapshots().createBranch(null, first)));
+    rows.add(onNull("rename branch null", t -> t.snapshots().renameBranch(null, "x")));
+    rows.add(onNull("remove tag null", t -> t.snapshots().removeTag(null)));
+    rows.add(onNull("fast forward null", t -> t.snapshots().fastForward("main", null)));
+    rows.add(onNull("max snapshot age null", t -> t.snapshots().setMaxSnapshotAge("main", null)));
+    rows.add(onNull("max ref age null", t -> t.snapshots().setMaxRefAge("v1", null)));
+    rows.add(onNull("query select null", t -> t.query().select((String) null)));
+    rows.add(onNull("query filter null", t -> t.query().filter(null)));
+    rows.add(onNull("query as of null", t -> t.query().asOf(null)));
+    rows.add(onNull("query at ref null", t -> t.query().atRef(null)));
+    rows.add(onNull("export to null file", t -> t.query().exportParquet(null)));
+    rows.add(onNull("export to null bucket name", t -> t.query().exportToBucket(null)));
+    rows.add(onNull("query unwrap null", t -> t.query().unwrap(null)));
+    rows.add(onNull("table unwrap null", t -> t.unwrap(null)));
+    rows.add(onNull("explain pruning null", t -> t.explainPruning(null)));
+    rows.add(onNull("partition path of null", t -> t.partitionPathOf(null)));
+    rows.add(onNull("lookup null column", t -> t.lookup(null)));
+    rows.add(onNull("lookup null key", t -> t.lookup("id").get(null)));
+    rows.add(onNull("lookup null keys", t -> t.lookup("id").getAll(null)));
+    rows.add(onNull("lookup latestBy null", t -> t.lookup("id").latestBy(null)));
+    rows.add(onNull("lookup asOf null", t -> t.lookup("id").asOf(null)));
+    rows.add(onNull("maintenance plan null", t -> t.maintenance().plan(null)));
+    rows.add(onNull("expire older than null", t -> t.maintenance().expireSnapshots().olderThan(null)));
+    rows.add(onNull("orphans older than null", t -> t.maintenance().removeOrphanFiles().olderThan(null)));
+    rows.add(onNull("compact filter null", t -> t.maintenance().compact().filter(null)));
+    rows.add(onNull("compact sort null", t -> t.maintenance().compact().sortBy(null)));
+    rows.add(onNull("tier older than null", t -> t.tiering().olderThan(null)));
+    rows.add(onNull("evolve spec identity null", t -> t.evolvePartitionSpec().identity(null)));
+    rows.add(onNull("evolve spec remove null", t -> t.evolvePartitionSpec().removeField(null)));
+    rows.add(onNull("bloom enable null", t -> t.updateBloomFilters().enable(null, 10)));
+    rows.add(onNull("bloom disable null", t -> t.updateBloomFilters().disable(null)));
+    rows.add(onNull("bloom enable fpp null column", t -> t.updateBloomFilters().enable(null, 10, 0.01)));
+    rows.add(onNull("ingest null objects", t -> t.ingest().objects(null)));
+    rows.add(onNull("ingest null json", t -> t.ingest().json(null)));
+    rows.add(onNull("ingest null parquet", t -> t.ingest().parquet(null)));
+    rows.add(onNull("ingest null listener", t -> t.ingest().listener(null, 1)));
+    rows.add(onNull("replace tag null", t -> t.snapshots().replaceTag(null, first)));
+    rows.add(onNull("replace branch null", t -> t.snapshots().replaceBranch(null, first)));
+    rows.add(onNull("remove branch null", t -> t.snapshots().removeBranch(null)));
+    rows.add(onNull("min snapshots null branch", t -> t.snapshots().setMinSnapshotsToKeep(null, 1)));
+    rows.add(onNull("partition path null", t -> t.partitionPath(null)));
+    rows.add(onNull("explain pruning at snapshot null", t -> t.explainPruning(null, first)));
+    rows.add(onNull("lookup atOrBefore null", t -> t.lookup("id").latestBy("ts").atOrBefore(null)));
+    rows.add(onNull("lookup select null", t -> t.lookup("id").select((String[]) null)));
+    rows.add(onNull("maintenance plan listener null",
+        t -> t.maintenance().plan(MaintenancePolicy.builder().retainLastSnapshots(5).build()).listener(null)));
+    rows.add(onNull("tier listener null", t -> t.tiering().listener(null)));
+    rows.add(onNull("evolve spec day null", t -> t.evolvePartitionSpec().day(null)));
+    rows.add(onNull("evolve spec bucket null", t -> t.evolvePartitionSpec().bucket(null, 4)));
+    rows.add(onNull("evolve spec rename null", t -> t.evolvePartitionSpec().renameField("x", null)));
+    rows.add(onNull("schema optional null", t -> t.evolveSchema().makeOptional(null)));
+    rows.add(onNull("schema doc null name", t -> t.evolveSchema().updateDoc(null, "d")));
+    rows.add(nul("objects.stage null stream", () -> objects.stage("x.csv").from((java.io.InputStream) null)));
+    rows.add(nul("objects.stage null listener", () -> objects.stage("x.csv").listener(null)));
+    rows.add(nul("objects.stage null metadata name", () -> objects.stage("x.csv").metadata(null, "v")));
+    rows.add(nul("objects.head null", () -> objects.head(null)));
+    rows.add(nul("objects.get null", () -> objects.get(null)));
+    rows.add(nul("objects.getRange null", () -> objects.get(null, 0, 1)));
+    rows.add(nul("objects.firstBytes null", () -> objects.firstBytes(null, 1)));
+    rows.add(nul("objects.preview null", () -> objects.preview(null, 1)));
+    rows.add(nul("objects.metadata null", () -> objects.metadata(null)));
+    rows.add(nul("objects.delete null", () -> objects.delete(null, true)));
+    rows.add(nul("objects.list null options", () -> objects.list((ListOptions) null)));
+    rows.add(nul("objects.list null prefix", () -> objects.list((String) null)));
+    rows.add(nul("objects.listAll null", () -> objects.listAll(null)));
+    rows.add(nul("objects.presign null key", () -> objects.presignedGet(null, Duration.ofHours(1))));
+    rows.add(nul("objects.presign null expiry", () -> objects.presignedGet("raw/x", null)));
+    rows.add(nul("objects.stage null", () -> objects.stage(null)));
+    rows.add(nul("objects.stage null file", () -> objects.stage("x.csv").from((Path) null)));
+    rows.add(nul("objects.stage null content type", () -> objects.stage("x.csv").contentType(null)));
+    rows.add(nul("objects.stage null metadata value", () -> objects.stage("x.csv").metadata("a", null)));
     return rows;
   }
 
@@ -369,6 +487,16 @@ class PublicEntryPointsTest {
   @TestFactory
   Stream<DynamicTest> everyEntryPoint_failsTypedWithACannotMessage() {
     return EntryPointWalk.tests(rows());
+  }
+
+  @Test
+  void nullArguments_nameTheCallAndTheParameter() {
+    assertThatThrownBy(() -> store.createTable(null)).isExactlyInstanceOf(InvalidArgumentException.class)
+        .hasMessage("Cannot create table: definition is null: null");
+    assertThatThrownBy(() -> TableId.of("ns", null)).isExactlyInstanceOf(InvalidArgumentException.class)
+        .hasMessage("Cannot use table id: name is null: null");
+    assertThatThrownBy(() -> table.evolveSchema().dropColumn(null)).hasMessage("Cannot drop column: name is null: null");
+    assertThatThrownBy(() -> objects.head(null)).hasMessage("Cannot use object key: key is null: null");
   }
 
   @Test
@@ -391,6 +519,18 @@ class PublicEntryPointsTest {
 
   static Row bad(String name, Class<? extends FeatureStoreException> type, Executable call) {
     return EntryPointWalk.bad(name, type, call);
+  }
+
+  static Row nul(String name, Executable call) {
+    return EntryPointWalk.nul(name, call);
+  }
+
+  /** A null argument on the table: typed, named, and the table as it was. */
+  static Row onNull(String name, Consumer<FeatureTable> call) {
+    return new Row(name, () -> {
+      onTable(name, InvalidArgumentException.class, call).check().execute();
+      nul(name, () -> call.accept(table)).check().execute();
+    });
   }
 
   static Row onStore(String name, Executable call) {

@@ -1,5 +1,6 @@
 package dev.featurestore.duckdb;
 
+import dev.featurestore.InvalidArgumentException;
 import dev.featurestore.InvalidStateException;
 import dev.featurestore.core.storage.LocalFileCache;
 import dev.featurestore.core.storage.TieredFileIO;
@@ -144,7 +145,7 @@ final class DuckEngine implements SqlEngine {
 
   @Override
   public SqlQuery query(String sql) {
-    requireNonNull(sql, "sql is null");
+    InvalidArgumentException.requireNonNull(sql, "run query", "sql");
     checkOpen();
     return new DuckSqlQuery(this, sql, new java.util.LinkedHashMap<>(), defaultTimeout.orElse(null));
   }

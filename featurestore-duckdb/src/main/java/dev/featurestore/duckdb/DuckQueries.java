@@ -1,6 +1,5 @@
 package dev.featurestore.duckdb;
 
-import static java.util.Objects.requireNonNull;
 
 import dev.featurestore.FeatureStore;
 import dev.featurestore.InvalidArgumentException;
@@ -47,7 +46,7 @@ public final class DuckQueries {
     private int maxSqlLength = DEFAULT_MAX_SQL_LENGTH;
 
     private Builder(FeatureStore store) {
-      this.store = requireNonNull(store, "store is null");
+      this.store = InvalidArgumentException.requireNonNull(store, "build DuckDB engine", "store");
     }
 
     /** DuckDB worker threads (default 2). */
@@ -59,7 +58,7 @@ public final class DuckQueries {
 
     /** DuckDB's memory limit, as DuckDB writes it: "512MB", "2GB" (default 1GB). */
     public Builder memoryLimit(String value) {
-      requireNonNull(value, "memoryLimit is null");
+      InvalidArgumentException.requireNonNull(value, "set memory limit", "memoryLimit");
       InvalidArgumentException.check(MemorySizes.isSize(value),
           "Cannot set memory limit: expected a size such as 512MB or 2GB: %s", value);
       this.memoryLimit = value;
@@ -72,7 +71,7 @@ public final class DuckQueries {
      * root). User SQL can read nothing outside this directory and the local warehouse.
      */
     public Builder workDirectory(Path value) {
-      this.workDirectory = requireNonNull(value, "workDirectory is null");
+      this.workDirectory = InvalidArgumentException.requireNonNull(value, "set work directory", "workDirectory");
       return this;
     }
 
@@ -92,7 +91,7 @@ public final class DuckQueries {
 
     /** A timeout for every query that sets none. */
     public Builder defaultTimeout(Duration value) {
-      requireNonNull(value, "defaultTimeout is null");
+      InvalidArgumentException.requireNonNull(value, "set timeout", "defaultTimeout");
       InvalidArgumentException.check(!value.isNegative() && !value.isZero(),
           "Cannot set timeout: must be positive: %s", value);
       this.defaultTimeout = value;

@@ -3,7 +3,6 @@ package dev.featurestore.duckdb;
 import dev.featurestore.InvalidStateException;
 import dev.featurestore.FeatureStoreException;
 import dev.featurestore.InvalidArgumentException;
-import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -62,8 +61,8 @@ final class DuckSqlQuery implements SqlQuery {
 
   @Override
   public SqlQuery table(String name, TimeTravelQuery version) {
-    requireNonNull(name, "name is null");
-    requireNonNull(version, "version is null");
+    InvalidArgumentException.requireNonNull(name, "name table", "name");
+    InvalidArgumentException.requireNonNull(version, "name table", "version");
     if (!name.matches("[A-Za-z_][A-Za-z0-9_]*")) {
       throw new InvalidArgumentException("Cannot name table: not a plain SQL identifier: " + FeatureStoreException.printable(name));
     }
@@ -82,7 +81,7 @@ final class DuckSqlQuery implements SqlQuery {
 
   @Override
   public SqlQuery timeout(Duration value) {
-    requireNonNull(value, "timeout is null");
+    InvalidArgumentException.requireNonNull(value, "set timeout", "timeout");
     if (value.isNegative() || value.isZero()) {
       throw new InvalidArgumentException("Cannot set timeout: must be positive: " + value);
     }
@@ -111,7 +110,7 @@ final class DuckSqlQuery implements SqlQuery {
 
   @Override
   public SqlExport exportParquet(Path file) {
-    requireNonNull(file, "file is null");
+    InvalidArgumentException.requireNonNull(file, "export query", "file");
     Path target = file.toAbsolutePath().normalize();
     if (Files.exists(target)) {
       throw new AlreadyExistsException("Cannot export query: file exists: " + target);
@@ -122,7 +121,7 @@ final class DuckSqlQuery implements SqlQuery {
 
   @Override
   public SqlExport exportToBucket(String name) {
-    requireNonNull(name, "name is null");
+    InvalidArgumentException.requireNonNull(name, "export query to bucket", "name");
     ObjectStorage.checkObjectName(name);
     ObjectStorage storage = engine.store().config().objectStorage().orElseThrow(() -> new ValidationException(
         "Cannot export query to bucket: the store is not on object storage, use exportParquet(Path): " + name));

@@ -44,7 +44,7 @@ final class DuckSqlResult implements SqlResult {
 
   @Override
   public ArrowReader arrow(BufferAllocator allocator, int batchRows) {
-    java.util.Objects.requireNonNull(allocator, "allocator is null");
+    InvalidArgumentException.requireNonNull(allocator, "read query result as Arrow", "allocator");
     if (batchRows < 1) {
       throw new InvalidArgumentException("Cannot read Arrow batches: batch rows must be at least 1: " + batchRows);
     }

@@ -1,6 +1,7 @@
 package dev.featurestore.duckdb;
 
 import dev.featurestore.FeatureTable;
+import dev.featurestore.InvalidArgumentException;
 import dev.featurestore.TimeTravelQuery;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -27,7 +28,7 @@ public interface SqlQuery {
 
   /** Makes the current version of {@code table} readable as {@code name}. */
   default SqlQuery table(String name, FeatureTable table) {
-    return table(name, table.query());
+    return table(name, InvalidArgumentException.requireNonNull(table, "name table", "table").query());
   }
 
   /**
@@ -37,7 +38,7 @@ public interface SqlQuery {
    */
   @Deprecated
   default SqlQuery table(String name, TableVersion version) {
-    return table(name, version.toQuery());
+    return table(name, InvalidArgumentException.requireNonNull(version, "name table", "version").toQuery());
   }
 
   /** Cancels the query when it runs longer than {@code timeout} (planning and fetching included). */

@@ -1,5 +1,6 @@
 package dev.featurestore.duckdb;
 
+import dev.featurestore.InvalidArgumentException;
 import dev.featurestore.NotFoundException;
 import dev.featurestore.ScanStats;
 import java.time.Duration;
@@ -27,7 +28,7 @@ public record SqlStats(List<TableScanStats> tables, long rowsReturned, Duration 
    * @throws NotFoundException if no relation has that name (case-insensitive)
    */
   public ScanStats scanStats(String name) {
-    java.util.Objects.requireNonNull(name, "name is null");
+    InvalidArgumentException.requireNonNull(name, "find scan stats", "name");
     return tables.stream().filter(t -> t.name().equalsIgnoreCase(name)).findFirst()
         .map(t -> t.toScanStats(rowsReturned, executionTime))
         .orElseThrow(() -> new NotFoundException(

@@ -1,6 +1,6 @@
 package dev.featurestore.duckdb;
 
-import static java.util.Objects.requireNonNull;
+import dev.featurestore.InvalidArgumentException;
 
 import dev.featurestore.FeatureTable;
 import dev.featurestore.TimeTravelQuery;
@@ -26,7 +26,7 @@ public final class TableVersion {
 
   /** The current snapshot of {@code table}, every column, no filter. */
   public static TableVersion of(FeatureTable table) {
-    requireNonNull(table, "table is null");
+    InvalidArgumentException.requireNonNull(table, "read table version", "table");
     return new TableVersion(table, table.query());
   }
 

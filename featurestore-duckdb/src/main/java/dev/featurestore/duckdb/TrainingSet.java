@@ -1,7 +1,6 @@
 package dev.featurestore.duckdb;
 
 import static dev.featurestore.duckdb.DuckTypes.identifier;
-import static java.util.Objects.requireNonNull;
 
 import dev.featurestore.FeatureStoreException;
 import dev.featurestore.InvalidArgumentException;
@@ -100,7 +99,7 @@ public final class TrainingSet {
      */
     @Deprecated
     public Builder labels(TableVersion version, String entityColumn, String timeColumn) {
-      return labels(requireNonNull(version, "labels is null").toQuery(), entityColumn, timeColumn);
+      return labels(InvalidArgumentException.requireNonNull(version, "build training set", "labels").toQuery(), entityColumn, timeColumn);
     }
 
     /**
@@ -112,13 +111,13 @@ public final class TrainingSet {
     @Deprecated
     public Builder features(String name, TableVersion version, String entityColumn, String timeColumn, Duration ttl,
         String... columns) {
-      return features(name, requireNonNull(version, "version is null").toQuery(), entityColumn, timeColumn, ttl,
+      return features(name, InvalidArgumentException.requireNonNull(version, "add feature table", "version").toQuery(), entityColumn, timeColumn, ttl,
           columns);
     }
 
     /** The labels: a version of a table with an entity key column and an event time column. */
     public Builder labels(TimeTravelQuery version, String entityColumn, String timeColumn) {
-      this.labels = requireNonNull(version, "labels is null");
+      this.labels = InvalidArgumentException.requireNonNull(version, "build training set", "labels");
       this.labelEntity = column(entityColumn, "entity column");
       this.labelTime = column(timeColumn, "time column");
       return this;
@@ -130,8 +129,8 @@ public final class TrainingSet {
      */
     public Builder features(String name, TimeTravelQuery version, String entityColumn, String timeColumn,
         Duration ttl, String... columns) {
-      requireNonNull(name, "name is null");
-      requireNonNull(version, "version is null");
+      InvalidArgumentException.requireNonNull(name, "add feature table", "name");
+      InvalidArgumentException.requireNonNull(version, "add feature table", "version");
       if (!name.matches("[A-Za-z_][A-Za-z0-9_]*") || name.startsWith("__")) {
         throw new InvalidArgumentException("Cannot add feature table: not a plain SQL identifier: " + FeatureStoreException.printable(name));
       }
@@ -141,7 +140,7 @@ public final class TrainingSet {
       if (ttl != null && (ttl.isNegative() || ttl.isZero())) {
         throw new InvalidArgumentException("Cannot add feature table: TTL must be positive: " + ttl);
       }
-      requireNonNull(columns, "columns is null");
+      InvalidArgumentException.requireNonNull(columns, "add feature table", "columns");
       if (columns.length == 0) {
         throw new InvalidArgumentException("Cannot add feature table: no feature column given: " + name);
       }
@@ -155,7 +154,7 @@ public final class TrainingSet {
     }
 
     private static String column(String value, String what) {
-      requireNonNull(value, what + " is null");
+      InvalidArgumentException.requireNonNull(value, "build training set", what);
       if (value.isBlank()) {
         throw new InvalidArgumentException("Cannot build training set: blank " + what);
       }

@@ -12,6 +12,7 @@ import dev.featurestore.InvalidStateException;
 import dev.featurestore.NotFoundException;
 import dev.featurestore.SnapshotNotFoundException;
 import dev.featurestore.TableDefinition;
+import dev.featurestore.TimeTravelQuery;
 import dev.featurestore.ValidationException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -101,6 +102,27 @@ class DuckEntryPointsTest {
     rows.add(bad("training set no columns", InvalidArgumentException.class,
         () -> sql.trainingSet().features("f", events.query(), "id", "ts", null)));
     rows.add(bad("training set blank entity", InvalidArgumentException.class, () -> sql.trainingSet().labels(events.query(), " ", "ts")));
+    rows.add(nul("engine null store", () -> DuckQueries.builder(null)));
+    rows.add(nul("engine open null store", () -> DuckQueries.open(null)));
+    rows.add(nul("engine null memory limit", () -> DuckQueries.builder(store).memoryLimit(null)));
+    rows.add(nul("engine null work directory", () -> DuckQueries.builder(store).workDirectory(null)));
+    rows.add(nul("engine null default timeout", () -> DuckQueries.builder(store).defaultTimeout(null)));
+    rows.add(nul("query null sql", () -> sql.query(null)));
+    rows.add(nul("alias null", () -> sql.query("SELECT 1").table(null, events.query())));
+    rows.add(nul("alias null query", () -> sql.query("SELECT 1").table("ev", (TimeTravelQuery) null)));
+    rows.add(nul("alias null table", () -> sql.query("SELECT 1").table("ev", (FeatureTable) null)));
+    rows.add(nul("timeout null", () -> sql.query("SELECT 1").timeout(null)));
+    rows.add(nul("export to null file", () -> sql.query("SELECT 1 AS a").exportParquet(null)));
+    rows.add(nul("export to null bucket name", () -> sql.query("SELECT 1 AS a").exportToBucket(null)));
+    rows.add(nul("table version of null", () -> TableVersion.of(null)));
+    rows.add(nul("training set null labels", () -> sql.trainingSet().labels((TimeTravelQuery) null, "id", "ts")));
+    rows.add(nul("training set null label version", () -> sql.trainingSet().labels((TableVersion) null, "id", "ts")));
+    rows.add(nul("training set null entity", () -> sql.trainingSet().labels(events.query(), null, "ts")));
+    rows.add(nul("training set null feature name", () -> sql.trainingSet().features(null, events.query(), "id", "ts", null, "x")));
+    rows.add(nul("training set null feature version",
+        () -> sql.trainingSet().features("f", (TimeTravelQuery) null, "id", "ts", null, "x")));
+    rows.add(nul("training set null feature column", () -> sql.trainingSet().features("f", events.query(), "id", "ts", null,
+        (String) null)));
     rows.add(bad("query after close", InvalidStateException.class, () -> {
       SqlEngine closed = DuckQueries.builder(store).threads(1).workDirectory(dir.resolve("closed")).build();
       closed.close();
@@ -131,6 +153,15 @@ class DuckEntryPointsTest {
   // ---- row kinds (as core's EntryPointWalk)
 
   record Row(String name, Executable check) {}
+
+  /** A null argument: InvalidArgumentException naming the parameter, never a bare NullPointerException. */
+  static Row nul(String name, Executable call) {
+    Row typed = bad(name, InvalidArgumentException.class, call);
+    return new Row(name, () -> {
+      typed.check().execute();
+      assertThatThrownBy(call::execute).as(name).hasMessageMatching("Cannot [^:]+: [\\w ]+ is null: null");
+    });
+  }
 
   static Row bad(String name, Executable call) {
     return bad(name, FeatureStoreException.class, call);

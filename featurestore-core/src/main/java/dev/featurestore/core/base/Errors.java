@@ -19,9 +19,11 @@ import org.apache.iceberg.exceptions.RuntimeIOException;
 
 /**
  * Internal: converts Iceberg and I/O exceptions to the library's exception types at the
- * boundary, keeping the cause. Exceptions that are already ours (and {@code NullPointerException}
- * for a null argument) pass through unchanged; JDK argument and state exceptions from below become
- * {@link InvalidArgumentException} and {@link InvalidStateException}.
+ * boundary, keeping the cause. Exceptions that are already ours pass through unchanged, and so
+ * does a {@code NullPointerException}: a user's null argument is refused at the entry point
+ * ({@link InvalidArgumentException#requireNonNull}), so one from below is a bug, not hidden. JDK
+ * argument and state exceptions from below become {@link InvalidArgumentException} and
+ * {@link InvalidStateException}.
  */
 public final class Errors {
   private Errors() {}

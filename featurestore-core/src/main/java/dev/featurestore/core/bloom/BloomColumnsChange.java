@@ -1,6 +1,6 @@
 package dev.featurestore.core.bloom;
 
-import static java.util.Objects.requireNonNull;
+import dev.featurestore.InvalidArgumentException;
 
 import dev.featurestore.BloomFilterColumn;
 import dev.featurestore.BloomFilterUpdate;
@@ -33,7 +33,7 @@ final class BloomColumnsChange implements BloomFilterUpdate {
   @Override
   public BloomFilterUpdate enable(String column, long ndv, double fpp) {
     checkNotCommitted();
-    requireNonNull(column, "column is null");
+    InvalidArgumentException.requireNonNull(column, "enable bloom filter", "column");
     BloomFilterColumn.check(handle.table().schema(), column, ndv, fpp);
     removed.remove(column);
     set.put(BloomFilterColumn.ENABLED_PREFIX + column, "true");
@@ -45,7 +45,7 @@ final class BloomColumnsChange implements BloomFilterUpdate {
   @Override
   public BloomFilterUpdate disable(String column) {
     checkNotCommitted();
-    requireNonNull(column, "column is null");
+    InvalidArgumentException.requireNonNull(column, "disable bloom filter", "column");
     // a column dropped from the schema may still carry bloom properties: disabling them is a clean-up
     InvalidArgumentException.check(handle.table().schema().findField(column) != null
             || handle.table().properties().containsKey(BloomFilterColumn.ENABLED_PREFIX + column)

@@ -1,6 +1,6 @@
 package dev.featurestore.core.dashboard;
 
-import static java.util.Objects.requireNonNull;
+import dev.featurestore.InvalidArgumentException;
 
 import dev.featurestore.FeatureStore;
 import dev.featurestore.FeatureTable;
@@ -55,13 +55,13 @@ public final class DashboardReport {
 
   /** A dashboard of one table. */
   public static DashboardReport forTable(FeatureTable table) {
-    requireNonNull(table, "table is null");
+    InvalidArgumentException.requireNonNull(table, "build dashboard", "table");
     return new DashboardReport("featurestore: " + table.id(), List.of(table));
   }
 
   /** A dashboard of every table of a store, sorted by name. */
   public static DashboardReport forStore(FeatureStore store) {
-    requireNonNull(store, "store is null");
+    InvalidArgumentException.requireNonNull(store, "build dashboard", "store");
     List<FeatureTable> tables = new ArrayList<>();
     for (TableId id : store.listTables()) {
       tables.add(store.table(id));
@@ -75,7 +75,7 @@ public final class DashboardReport {
    * @throws StorageException if the file cannot be written
    */
   public Path writeTo(Path file) {
-    requireNonNull(file, "file is null");
+    InvalidArgumentException.requireNonNull(file, "write dashboard", "file");
     try {
       Path parent = file.toAbsolutePath().getParent();
       if (parent != null) {

@@ -122,13 +122,13 @@ public final class IngestOperation implements Ingest {
 
   @Override
   public Ingest rows(Iterable<? extends Map<String, ?>> rows) {
-    requireNonNull(rows, "rows is null");
+    InvalidArgumentException.requireNonNull(rows, "set ingest source", "rows");
     return setSource("rows", () -> new MapRowSource(rows));
   }
 
   @Override
   public Ingest objects(Iterable<?> objects) {
-    requireNonNull(objects, "objects is null");
+    InvalidArgumentException.requireNonNull(objects, "set ingest source", "objects");
     return setSource("objects", () -> new ObjectRowSource(objects));
   }
 
@@ -145,37 +145,37 @@ public final class IngestOperation implements Ingest {
 
   @Override
   public Ingest csv(Path file) {
-    requireNonNull(file, "file is null");
+    InvalidArgumentException.requireNonNull(file, "set ingest source", "file");
     return setSource("csv", IngestSources.csv(file));
   }
 
   @Override
   public Ingest json(Path file) {
-    requireNonNull(file, "file is null");
+    InvalidArgumentException.requireNonNull(file, "set ingest source", "file");
     return setSource("json", IngestSources.json(handle, file));
   }
 
   @Override
   public Ingest parquet(Path file) {
-    requireNonNull(file, "file is null");
+    InvalidArgumentException.requireNonNull(file, "set ingest source", "file");
     return setSource("parquet", IngestSources.parquet(file));
   }
 
   @Override
   public Ingest csvObject(String key) {
-    requireNonNull(key, "key is null");
+    InvalidArgumentException.requireNonNull(key, "set ingest source", "key");
     return setSource("csv", IngestSources.csvObject(handle, key), key);
   }
 
   @Override
   public Ingest jsonObject(String key) {
-    requireNonNull(key, "key is null");
+    InvalidArgumentException.requireNonNull(key, "set ingest source", "key");
     return setSource("json", IngestSources.jsonObject(handle, key), key);
   }
 
   @Override
   public Ingest parquetObject(String key) {
-    requireNonNull(key, "key is null");
+    InvalidArgumentException.requireNonNull(key, "set ingest source", "key");
     return setSource("parquet", IngestSources.parquetObject(handle, key), key);
   }
 
@@ -204,7 +204,7 @@ public final class IngestOperation implements Ingest {
 
   @Override
   public Ingest listener(IngestListener listener, long everyRows) {
-    requireNonNull(listener, "listener is null");
+    InvalidArgumentException.requireNonNull(listener, "report ingest progress", "listener");
     checkPending();
     if (everyRows <= 0) {
       throw new InvalidArgumentException("Cannot report ingest progress: everyRows must be positive: " + everyRows);
@@ -216,8 +216,8 @@ public final class IngestOperation implements Ingest {
 
   @Override
   public Ingest snapshotProperty(String key, String value) {
-    requireNonNull(key, "key is null");
-    requireNonNull(value, "value is null");
+    InvalidArgumentException.requireNonNull(key, "set snapshot property", "key");
+    InvalidArgumentException.requireNonNull(value, "set snapshot property", "value");
     checkPending();
     if (key.equals(SOURCE_PROPERTY) || key.equals(INGEST_ID_PROPERTY)) {
       throw new InvalidArgumentException("Cannot set snapshot property: reserved key: " + key);
@@ -228,7 +228,7 @@ public final class IngestOperation implements Ingest {
 
   @Override
   public Ingest toBranch(String branchName) {
-    requireNonNull(branchName, "branchName is null");
+    InvalidArgumentException.requireNonNull(branchName, "ingest to branch", "branchName");
     checkPending();
     if (branchName.isBlank()) {
       throw new InvalidArgumentException("Cannot ingest to branch: branch name is blank");

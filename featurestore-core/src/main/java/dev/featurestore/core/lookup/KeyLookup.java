@@ -1,6 +1,5 @@
 package dev.featurestore.core.lookup;
 
-import static java.util.Objects.requireNonNull;
 
 import dev.featurestore.BatchLookupResult;
 import dev.featurestore.BloomFilter;
@@ -91,7 +90,7 @@ final class KeyLookup implements PointLookup {
 
   @Override
   public PointLookup latestBy(String column) {
-    requireNonNull(column, "column is null");
+    InvalidArgumentException.requireNonNull(column, "order lookup", "column");
     Types.NestedField field = handle.table().schema().findField(column);
     if (field == null || !field.type().isPrimitiveType()) {
       throw new InvalidArgumentException("Cannot order lookup: unknown or non-primitive column: " + column);
@@ -101,7 +100,7 @@ final class KeyLookup implements PointLookup {
 
   @Override
   public PointLookup atOrBefore(Instant time) {
-    requireNonNull(time, "time is null");
+    InvalidArgumentException.requireNonNull(time, "look up rows as of a time", "time");
     return new KeyLookup(handle, keyColumn, cache, latestBy, time, snapshotId, asOf, columns);
   }
 
@@ -117,13 +116,13 @@ final class KeyLookup implements PointLookup {
 
   @Override
   public PointLookup asOf(Instant time) {
-    requireNonNull(time, "time is null");
+    InvalidArgumentException.requireNonNull(time, "look up rows", "time");
     return new KeyLookup(handle, keyColumn, cache, latestBy, atOrBefore, null, time, columns);
   }
 
   @Override
   public PointLookup select(String... selected) {
-    requireNonNull(selected, "columns is null");
+    InvalidArgumentException.requireNonNull(selected, "select columns", "columns");
     if (selected.length == 0) {
       throw new InvalidArgumentException("Cannot select columns: no column given");
     }
@@ -132,7 +131,7 @@ final class KeyLookup implements PointLookup {
 
   @Override
   public LookupResult get(Object key) {
-    requireNonNull(key, "key is null");
+    InvalidArgumentException.requireNonNull(key, "look up rows", "key");
     BatchLookupResult batch = run(List.of(key));
     Map<String, Object> row = batch.rows().values().stream().findFirst().orElse(null);
     return new LookupResult(key, Optional.ofNullable(row), batch.stats());
@@ -140,7 +139,7 @@ final class KeyLookup implements PointLookup {
 
   @Override
   public BatchLookupResult getAll(Collection<?> keys) {
-    requireNonNull(keys, "keys is null");
+    InvalidArgumentException.requireNonNull(keys, "look up rows", "keys");
     if (keys.isEmpty()) {
       throw new InvalidArgumentException("Cannot look up rows: no key given");
     }

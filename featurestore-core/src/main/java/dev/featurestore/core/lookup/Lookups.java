@@ -1,6 +1,5 @@
 package dev.featurestore.core.lookup;
 
-import static java.util.Objects.requireNonNull;
 
 import dev.featurestore.InvalidArgumentException;
 import dev.featurestore.PointLookup;
@@ -30,8 +29,8 @@ public final class Lookups {
    * @throws dev.featurestore.InvalidArgumentException if the column does not exist or is not primitive
    */
   public static PointLookup of(TableHandle handle, String keyColumn) {
-    requireNonNull(handle, "handle is null");
-    requireNonNull(keyColumn, "keyColumn is null");
+    InvalidArgumentException.requireNonNull(handle, "look up rows", "handle");
+    InvalidArgumentException.requireNonNull(keyColumn, "look up rows", "keyColumn");
     Types.NestedField field = handle.table().schema().findField(keyColumn);
     if (field == null) {
       throw new InvalidArgumentException("Cannot look up rows: unknown key column: " + keyColumn);

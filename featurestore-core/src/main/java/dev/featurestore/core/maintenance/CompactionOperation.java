@@ -1,6 +1,5 @@
 package dev.featurestore.core.maintenance;
 
-import static java.util.Objects.requireNonNull;
 
 import dev.featurestore.CommitConflictException;
 import dev.featurestore.Compaction;
@@ -101,13 +100,13 @@ final class CompactionOperation implements Compaction {
 
   @Override
   public Compaction sortBy(SortOrder order) {
-    this.sortOrder = requireNonNull(order, "order is null");
+    this.sortOrder = InvalidArgumentException.requireNonNull(order, "compact table", "order");
     return this;
   }
 
   @Override
   public Compaction filter(Expression filter) {
-    this.filter = requireNonNull(filter, "filter is null");
+    this.filter = InvalidArgumentException.requireNonNull(filter, "compact table", "filter");
     return this;
   }
 

@@ -1,6 +1,5 @@
 package dev.featurestore.core.maintenance;
 
-import static java.util.Objects.requireNonNull;
 
 import dev.featurestore.ExpireResult;
 import dev.featurestore.InvalidArgumentException;
@@ -62,7 +61,7 @@ final class ExpireOperation implements SnapshotExpiry {
 
   @Override
   public SnapshotExpiry olderThan(Instant time) {
-    this.olderThan = requireNonNull(time, "time is null");
+    this.olderThan = InvalidArgumentException.requireNonNull(time, "expire snapshots", "time");
     return this;
   }
 

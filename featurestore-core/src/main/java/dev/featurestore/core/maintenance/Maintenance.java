@@ -1,5 +1,6 @@
 package dev.featurestore.core.maintenance;
 
+import dev.featurestore.InvalidArgumentException;
 import static java.util.Objects.requireNonNull;
 
 import dev.featurestore.Compaction;
@@ -53,7 +54,7 @@ public final class Maintenance implements TableMaintenance {
 
   @Override
   public MaintenancePlan plan(MaintenancePolicy policy) {
-    requireNonNull(policy, "policy is null");
+    InvalidArgumentException.requireNonNull(policy, "plan maintenance", "policy");
     return PlannedMaintenance.plan(this, handle, policy);
   }
 

@@ -1,6 +1,5 @@
 package dev.featurestore.core.maintenance;
 
-import static java.util.Objects.requireNonNull;
 
 import dev.featurestore.InvalidArgumentException;
 import dev.featurestore.InvalidStateException;
@@ -46,7 +45,7 @@ final class OrphanFilesOperation implements OrphanFileRemoval {
 
   @Override
   public OrphanFileRemoval olderThan(Duration window) {
-    requireNonNull(window, "window is null");
+    InvalidArgumentException.requireNonNull(window, "remove orphan files", "window");
     if (window.isNegative()) {
       throw new InvalidArgumentException("Cannot remove orphan files: safety window is negative: " + window);
     }

@@ -1,5 +1,6 @@
 package dev.featurestore.core.maintenance;
 
+import dev.featurestore.InvalidArgumentException;
 import dev.featurestore.CompactionResult;
 import dev.featurestore.ExpireResult;
 import dev.featurestore.InvalidStateException;
@@ -114,7 +115,7 @@ final class PlannedMaintenance implements MaintenancePlan {
 
   @Override
   public synchronized MaintenancePlan listener(MaintenanceListener listener) {
-    java.util.Objects.requireNonNull(listener, "listener is null");
+    InvalidArgumentException.requireNonNull(listener, "run maintenance plan", "listener");
     checkPending();
     this.listener = listener;
     return this;

@@ -71,7 +71,7 @@ public final class S3ObjectBrowser implements ObjectBrowser, AutoCloseable {
 
   @Override
   public ObjectPage list(ListOptions options) {
-    requireNonNull(options, "options is null");
+    InvalidArgumentException.requireNonNull(options, "list objects", "options");
     // An empty relative prefix lists the whole store prefix; a non-empty one is checked as a key.
     String prefix = options.prefix().isEmpty() ? bucket.storage().keyPrefix() : bucket.key(options.prefix());
     ListObjectsV2Request.Builder request = ListObjectsV2Request.builder().bucket(bucket.name())
@@ -99,7 +99,7 @@ public final class S3ObjectBrowser implements ObjectBrowser, AutoCloseable {
 
   @Override
   public Stream<ObjectSummary> listAll(String prefix) {
-    requireNonNull(prefix, "prefix is null");
+    InvalidArgumentException.requireNonNull(prefix, "list objects", "prefix");
     if (!prefix.isEmpty()) {
       bucket.key(prefix); // checked now, not at the first page
     }
@@ -297,7 +297,7 @@ public final class S3ObjectBrowser implements ObjectBrowser, AutoCloseable {
   @Override
   public URI presignedGet(String key, Duration expiry) {
     bucket.key(key);
-    requireNonNull(expiry, "expiry is null");
+    InvalidArgumentException.requireNonNull(expiry, "presign object", "expiry");
     InvalidArgumentException.check(expiry.compareTo(Duration.ofSeconds(1)) >= 0 && expiry.compareTo(MAX_PRESIGN_EXPIRY) <= 0,
         "Cannot presign object: expiry must be 1 second to 7 days: %s", expiry);
     return bucket.presignGet(key, expiry);
@@ -319,7 +319,7 @@ public final class S3ObjectBrowser implements ObjectBrowser, AutoCloseable {
 
   @Override
   public ObjectUpload stage(String name) {
-    requireNonNull(name, "name is null");
+    InvalidArgumentException.requireNonNull(name, "stage object", "name");
     ObjectStorage.checkObjectName(name);
     String key = "raw/" + name;
     bucket.key(key);

@@ -1,6 +1,5 @@
 package dev.featurestore.core.objects;
 
-import static java.util.Objects.requireNonNull;
 
 import dev.featurestore.AlreadyExistsException;
 import dev.featurestore.FeatureStoreException;
@@ -44,7 +43,7 @@ final class S3ObjectUpload implements ObjectUpload {
 
   @Override
   public ObjectUpload from(Path file) {
-    requireNonNull(file, "file is null");
+    InvalidArgumentException.requireNonNull(file, "set upload source", "file");
     checkSource();
     this.file = file;
     return this;
@@ -52,7 +51,7 @@ final class S3ObjectUpload implements ObjectUpload {
 
   @Override
   public ObjectUpload from(InputStream stream) {
-    requireNonNull(stream, "stream is null");
+    InvalidArgumentException.requireNonNull(stream, "set upload source", "stream");
     checkSource();
     this.stream = stream;
     return this;
@@ -67,7 +66,7 @@ final class S3ObjectUpload implements ObjectUpload {
 
   @Override
   public ObjectUpload contentType(String contentType) {
-    requireNonNull(contentType, "contentType is null");
+    InvalidArgumentException.requireNonNull(contentType, "set content type", "contentType");
     checkPending();
     if (contentType.isBlank() || contentType.chars().anyMatch(c -> c < 0x20 || c > 0x7e)) {
       throw new InvalidArgumentException("Cannot set content type: blank or not printable ASCII: " + FeatureStoreException.printable(contentType));
@@ -78,8 +77,8 @@ final class S3ObjectUpload implements ObjectUpload {
 
   @Override
   public ObjectUpload metadata(String name, String value) {
-    requireNonNull(name, "name is null");
-    requireNonNull(value, "value is null");
+    InvalidArgumentException.requireNonNull(name, "set object metadata", "name");
+    InvalidArgumentException.requireNonNull(value, "set object metadata", "value");
     checkPending();
     if (!name.matches("[A-Za-z0-9-]{1,64}")) {
       throw new InvalidArgumentException("Cannot set object metadata: name must be letters, digits and hyphens: " + FeatureStoreException.printable(name));
@@ -122,7 +121,7 @@ final class S3ObjectUpload implements ObjectUpload {
   @Override
   public ObjectUpload listener(UploadListener listener) {
     checkPending();
-    this.listener = requireNonNull(listener, "listener is null");
+    this.listener = InvalidArgumentException.requireNonNull(listener, "set upload listener", "listener");
     return this;
   }
 

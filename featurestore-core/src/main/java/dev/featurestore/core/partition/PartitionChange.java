@@ -1,6 +1,5 @@
 package dev.featurestore.core.partition;
 
-import static java.util.Objects.requireNonNull;
 
 import dev.featurestore.InvalidArgumentException;
 import dev.featurestore.InvalidStateException;
@@ -73,15 +72,15 @@ final class PartitionChange implements PartitionEvolution {
 
   @Override
   public PartitionEvolution removeField(String name) {
-    requireNonNull(name, "name is null");
+    InvalidArgumentException.requireNonNull(name, "change partition field", "name");
     field(name);
     return step("remove(" + name + ")", u -> u.removeField(name));
   }
 
   @Override
   public PartitionEvolution renameField(String name, String newName) {
-    requireNonNull(name, "name is null");
-    requireNonNull(newName, "newName is null");
+    InvalidArgumentException.requireNonNull(name, "change partition field", "name");
+    InvalidArgumentException.requireNonNull(newName, "change partition field", "newName");
     field(name);
     return step("rename(" + name + " -> " + newName + ")", u -> u.renameField(name, newName));
   }
@@ -131,7 +130,7 @@ final class PartitionChange implements PartitionEvolution {
   }
 
   private void check(String column, Consumer<PartitionSpecBuilder> probe) {
-    requireNonNull(column, "column is null");
+    InvalidArgumentException.requireNonNull(column, "change partition field", "column");
     Schema schema = handle.table().schema();
     probe.accept(PartitionSpecBuilder.of(schema)); // same checks and messages as a new spec
   }

@@ -34,7 +34,7 @@ public final class Partitioning {
 
   /** The path of the partition a row with these values lands in under the current spec. */
   public static String partitionPath(TableHandle handle, Map<String, ?> row) {
-    requireNonNull(row, "row is null");
+    InvalidArgumentException.requireNonNull(row, "compute partition path", "row");
     Table table = handle.table();
     PartitionSpec spec = table.spec();
     if (spec.isUnpartitioned()) {
@@ -55,7 +55,7 @@ public final class Partitioning {
 
   /** The path of partition values given in the current spec's field order. */
   public static String partitionPathOf(TableHandle handle, List<?> values) {
-    requireNonNull(values, "values is null");
+    InvalidArgumentException.requireNonNull(values, "compute partition path", "values");
     PartitionSpec spec = handle.table().spec();
     List<Types.NestedField> fields = spec.partitionType().fields();
     if (values.size() != fields.size()) {

@@ -1,6 +1,6 @@
 package dev.featurestore.core.query;
 
-import static java.util.Objects.requireNonNull;
+import dev.featurestore.InvalidArgumentException;
 
 import dev.featurestore.FileDecision;
 import dev.featurestore.PruningReport;
@@ -54,7 +54,7 @@ public final class Pruning {
 
   /** Explains {@code filter} against the current snapshot, or {@code snapshotId} if given. */
   public static PruningReport explain(TableHandle handle, Expression filter, java.util.OptionalLong snapshotId) {
-    requireNonNull(filter, "filter is null");
+    InvalidArgumentException.requireNonNull(filter, "explain pruning", "filter");
     Table table = handle.translating("refresh table " + handle.id(), handle::refreshed);
     Snapshot snapshot;
     if (snapshotId.isPresent()) {

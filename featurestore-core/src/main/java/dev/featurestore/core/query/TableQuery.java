@@ -101,9 +101,9 @@ public final class TableQuery {
 
     @Override
     public TimeTravelQuery select(String... selected) {
-      requireNonNull(selected, "columns is null");
+      InvalidArgumentException.requireNonNull(selected, "select columns", "columns");
       for (String column : selected) {
-        requireNonNull(column, "column is null");
+        InvalidArgumentException.requireNonNull(column, "select columns", "column");
       }
       if (selected.length == 0) {
         throw new InvalidArgumentException("Cannot select columns: no column given");
@@ -113,7 +113,7 @@ public final class TableQuery {
 
     @Override
     public TimeTravelQuery filter(Expression more) {
-      requireNonNull(more, "filter is null");
+      InvalidArgumentException.requireNonNull(more, "filter table", "filter");
       Expression combined = filter == Expressions.alwaysTrue() ? more : Expressions.and(filter, more);
       return new Query(handle, version, columns, combined, caseSensitive);
     }
@@ -140,7 +140,7 @@ public final class TableQuery {
 
     @Override
     public <T> T unwrap(Class<T> type) {
-      requireNonNull(type, "type is null");
+      InvalidArgumentException.requireNonNull(type, "unwrap query", "type");
       if (type.isInstance(handle.table())) {
         return type.cast(handle.table());
       }
@@ -165,13 +165,13 @@ public final class TableQuery {
 
     @Override
     public ExportResult exportParquet(Path file) {
-      requireNonNull(file, "file is null");
+      InvalidArgumentException.requireNonNull(file, "export query", "file");
       return ParquetExport.export(handle, plan(), file);
     }
 
     @Override
     public ExportResult exportToBucket(String name) {
-      requireNonNull(name, "name is null");
+      InvalidArgumentException.requireNonNull(name, "export query to bucket", "name");
       return ParquetExport.exportToBucket(handle, plan(), name);
     }
 

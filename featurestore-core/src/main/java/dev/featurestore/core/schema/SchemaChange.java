@@ -62,8 +62,8 @@ public final class SchemaChange implements SchemaEvolution {
 
   @Override
   public SchemaEvolution addColumn(String name, Type type, String doc) {
-    requireNonNull(name, "name is null");
-    requireNonNull(type, "type is null");
+    InvalidArgumentException.requireNonNull(name, "add column", "name");
+    InvalidArgumentException.requireNonNull(type, "add column", "type");
     checkOpen();
     if (preview.findField(name) != null) {
       throw new ValidationException("Cannot add column: column already exists: " + name);
@@ -102,8 +102,8 @@ public final class SchemaChange implements SchemaEvolution {
 
   @Override
   public SchemaEvolution renameColumn(String name, String newName) {
-    requireNonNull(name, "name is null");
-    requireNonNull(newName, "newName is null");
+    InvalidArgumentException.requireNonNull(name, "rename column", "name");
+    InvalidArgumentException.requireNonNull(newName, "rename column", "newName");
     checkOpen();
     Types.NestedField field = preview.findField(name);
     if (field == null) {
@@ -129,8 +129,8 @@ public final class SchemaChange implements SchemaEvolution {
 
   @Override
   public SchemaEvolution widenColumn(String name, Type.PrimitiveType newType) {
-    requireNonNull(name, "name is null");
-    requireNonNull(newType, "newType is null");
+    InvalidArgumentException.requireNonNull(name, "widen column", "name");
+    InvalidArgumentException.requireNonNull(newType, "widen column", "newType");
     checkOpen();
     Types.NestedField field = preview.findField(name);
     if (field == null) {
@@ -146,7 +146,7 @@ public final class SchemaChange implements SchemaEvolution {
 
   @Override
   public SchemaEvolution makeOptional(String name) {
-    requireNonNull(name, "name is null");
+    InvalidArgumentException.requireNonNull(name, "make column optional", "name");
     checkOpen();
     Types.NestedField field = preview.findField(name);
     if (field == null) {
@@ -161,7 +161,7 @@ public final class SchemaChange implements SchemaEvolution {
 
   @Override
   public SchemaEvolution updateDoc(String name, String doc) {
-    requireNonNull(name, "name is null");
+    InvalidArgumentException.requireNonNull(name, "update column doc", "name");
     checkOpen();
     Types.NestedField field = preview.findField(name);
     if (field == null) {
@@ -173,7 +173,7 @@ public final class SchemaChange implements SchemaEvolution {
 
   @Override
   public SchemaEvolution dropColumn(String name) {
-    requireNonNull(name, "name is null");
+    InvalidArgumentException.requireNonNull(name, "drop column", "name");
     checkOpen();
     Types.NestedField field = preview.findField(name);
     if (field == null) {

@@ -91,7 +91,7 @@ public final class Snapshots implements SnapshotManager {
 
   @Override
   public SnapshotInfo snapshotAsOf(Instant time) {
-    requireNonNull(time, "time is null");
+    InvalidArgumentException.requireNonNull(time, "find snapshot", "time");
     Table table = refreshed();
     Snapshot snapshot = table.snapshot(snapshotIdAsOf(table, time, "Cannot find snapshot"));
     return info(snapshot, table.currentSnapshot());
@@ -108,7 +108,7 @@ public final class Snapshots implements SnapshotManager {
 
   @Override
   public SnapshotInfo rollbackToTime(Instant time) {
-    requireNonNull(time, "time is null");
+    InvalidArgumentException.requireNonNull(time, "roll back table", "time");
     return handle.commitLocked(() -> {
       Table table = handle.table();
       long snapshotId = snapshotIdAsOf(table, time, "Cannot roll back");
@@ -155,7 +155,7 @@ public final class Snapshots implements SnapshotManager {
 
   @Override
   public void replaceTag(String name, long snapshotId) {
-    requireNonNull(name, "name is null");
+    InvalidArgumentException.requireNonNull(name, "replace tag", "name");
     handle.commitLocked(() -> {
       Table table = handle.table();
       requireRef(table, name, false, "Cannot replace tag");
@@ -167,7 +167,7 @@ public final class Snapshots implements SnapshotManager {
 
   @Override
   public void replaceBranch(String name, long snapshotId) {
-    requireNonNull(name, "name is null");
+    InvalidArgumentException.requireNonNull(name, "replace branch", "name");
     handle.commitLocked(() -> {
       Table table = handle.table();
       requireRef(table, name, true, "Cannot replace branch");
@@ -179,8 +179,8 @@ public final class Snapshots implements SnapshotManager {
 
   @Override
   public void renameBranch(String name, String newName) {
-    requireNonNull(name, "name is null");
-    requireNonNull(newName, "newName is null");
+    InvalidArgumentException.requireNonNull(name, "rename branch", "name");
+    InvalidArgumentException.requireNonNull(newName, "rename branch", "newName");
     if (newName.isBlank()) {
       throw new InvalidArgumentException("Cannot rename branch " + name + ": new name is blank: '" + newName + "'");
     }
@@ -200,7 +200,7 @@ public final class Snapshots implements SnapshotManager {
 
   @Override
   public void removeTag(String name) {
-    requireNonNull(name, "name is null");
+    InvalidArgumentException.requireNonNull(name, "remove tag", "name");
     handle.commitLocked(() -> {
       Table table = handle.table();
       requireRef(table, name, false, "Cannot remove tag");
@@ -211,7 +211,7 @@ public final class Snapshots implements SnapshotManager {
 
   @Override
   public void removeBranch(String name) {
-    requireNonNull(name, "name is null");
+    InvalidArgumentException.requireNonNull(name, "remove branch", "name");
     if (name.equals(SnapshotRef.MAIN_BRANCH)) {
       throw new ValidationException("Cannot remove branch: main cannot be removed: " + name);
     }
@@ -225,8 +225,8 @@ public final class Snapshots implements SnapshotManager {
 
   @Override
   public SnapshotInfo fastForward(String branch, String to) {
-    requireNonNull(branch, "branch is null");
-    requireNonNull(to, "to is null");
+    InvalidArgumentException.requireNonNull(branch, "fast-forward branch", "branch");
+    InvalidArgumentException.requireNonNull(to, "fast-forward branch", "to");
     return handle.commitLocked(() -> {
       Table table = handle.table();
       SnapshotRef from = requireRef(table, branch, true, "Cannot fast-forward branch");
@@ -267,7 +267,7 @@ public final class Snapshots implements SnapshotManager {
 
   @Override
   public void setMinSnapshotsToKeep(String branch, int count) {
-    requireNonNull(branch, "branch is null");
+    InvalidArgumentException.requireNonNull(branch, "set min snapshots to keep", "branch");
     if (count < 1) {
       throw new InvalidArgumentException("Cannot set min snapshots to keep of branch " + branch
           + ": count must be at least 1: " + count);
@@ -282,7 +282,7 @@ public final class Snapshots implements SnapshotManager {
 
   @Override
   public void setMaxSnapshotAge(String branch, Duration age) {
-    requireNonNull(branch, "branch is null");
+    InvalidArgumentException.requireNonNull(branch, "set max snapshot age", "branch");
     long ms = positiveMillis(age, "Cannot set max snapshot age of branch " + branch);
     handle.commitLocked(() -> {
       Table table = handle.table();
@@ -294,7 +294,7 @@ public final class Snapshots implements SnapshotManager {
 
   @Override
   public void setMaxRefAge(String ref, Duration age) {
-    requireNonNull(ref, "ref is null");
+    InvalidArgumentException.requireNonNull(ref, "set max ref age", "ref");
     long ms = positiveMillis(age, "Cannot set max ref age of " + ref);
     if (ref.equals(SnapshotRef.MAIN_BRANCH)) {
       throw new ValidationException("Cannot set max ref age: main is never expired: " + ref);
@@ -336,7 +336,9 @@ public final class Snapshots implements SnapshotManager {
   }
 
   private static long positiveMillis(Duration age, String what) {
-    requireNonNull(age, "age is null");
+    if (age == null) {
+      throw new InvalidArgumentException(what + ": age is null: null");
+    }
     if (age.isNegative() || age.isZero()) {
       throw new InvalidArgumentException(what + ": age must be positive: " + age);
     }
@@ -363,7 +365,7 @@ public final class Snapshots implements SnapshotManager {
   }
 
   private void createRef(String kind, String name, long snapshotId) {
-    requireNonNull(name, "name is null");
+    InvalidArgumentException.requireNonNull(name, "create " + kind, "name");
     if (name.isBlank()) {
       throw new InvalidArgumentException("Cannot create " + kind + ": name is blank: '" + name + "'");
     }

@@ -1,6 +1,5 @@
 package dev.featurestore.core.tiering;
 
-import static java.util.Objects.requireNonNull;
 
 import dev.featurestore.ColdCacheStats;
 import dev.featurestore.CommitConflictException;
@@ -80,7 +79,7 @@ final class TieringOperation implements Tiering {
 
   @Override
   public Tiering olderThan(Duration age) {
-    requireNonNull(age, "age is null");
+    InvalidArgumentException.requireNonNull(age, "tier table", "age");
     if (age.isNegative()) {
       throw new InvalidArgumentException("Cannot tier table: age is negative: " + age);
     }
@@ -99,7 +98,7 @@ final class TieringOperation implements Tiering {
 
   @Override
   public Tiering listener(TieringListener listener) {
-    this.listener = requireNonNull(listener, "listener is null");
+    this.listener = InvalidArgumentException.requireNonNull(listener, "tier table", "listener");
     return this;
   }
 

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.featurestore.FeatureStore;
 import dev.featurestore.FeatureTable;
+import dev.featurestore.InvalidArgumentException;
 import dev.featurestore.ReadVersion;
 import dev.featurestore.SnapshotNotFoundException;
 import dev.featurestore.core.query.TestTables;
@@ -96,7 +97,9 @@ class VersionResolverTest {
     assertThat(ReadVersion.snapshot(7)).hasToString("snapshot 7");
     assertThat(ReadVersion.asOf(Instant.EPOCH)).hasToString("as of 1970-01-01T00:00:00Z");
     assertThat(ReadVersion.ref("v1")).hasToString("ref v1");
-    assertThatThrownBy(() -> ReadVersion.ref(null)).isInstanceOf(NullPointerException.class).hasMessage("ref is null");
-    assertThatThrownBy(() -> ReadVersion.asOf(null)).isInstanceOf(NullPointerException.class).hasMessage("time is null");
+    assertThatThrownBy(() -> ReadVersion.ref(null)).isExactlyInstanceOf(InvalidArgumentException.class)
+        .hasMessage("Cannot read ref: ref is null: null");
+    assertThatThrownBy(() -> ReadVersion.asOf(null)).isExactlyInstanceOf(InvalidArgumentException.class)
+        .hasMessage("Cannot read as of time: time is null: null");
   }
 }
