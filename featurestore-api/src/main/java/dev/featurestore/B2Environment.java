@@ -5,7 +5,6 @@ import static dev.featurestore.ObjectStorage.ENV_ENDPOINT;
 import static dev.featurestore.ObjectStorage.ENV_KEY;
 import static dev.featurestore.ObjectStorage.ENV_KEY_ID;
 import static dev.featurestore.ObjectStorage.ENV_REGION;
-import static java.util.Objects.requireNonNull;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -20,7 +19,7 @@ final class B2Environment {
   private B2Environment() {}
 
   static ObjectStorage read(Map<String, String> env) {
-    requireNonNull(env, "env is null");
+    InvalidArgumentException.requireNonNull(env, "read B2 environment", "env");
     List<String> problems = new ArrayList<>();
     String bucket = required(env, ENV_BUCKET, false, "the name of your B2 bucket", problems);
     String endpoint = optional(env, ENV_ENDPOINT, false,

@@ -1,7 +1,5 @@
 package dev.featurestore;
 
-import static java.util.Objects.requireNonNull;
-
 import dev.featurestore.FeatureStoreConfig.CatalogKind;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -100,17 +98,17 @@ final class CatalogSettings {
     private Duration busyTimeout = FeatureStoreConfig.DEFAULT_BUSY_TIMEOUT;
 
     void catalogFile(Path catalogFile) {
-      this.catalogFile = requireNonNull(catalogFile, "catalogFile is null");
+      this.catalogFile = InvalidArgumentException.requireNonNull(catalogFile, "set catalog file", "catalogFile");
     }
 
     void catalog(Catalog catalog) {
-      this.catalog = requireNonNull(catalog, "catalog is null");
+      this.catalog = InvalidArgumentException.requireNonNull(catalog, "set catalog", "catalog");
     }
 
     void jdbc(String jdbcUrl, String user, String password) {
-      requireNonNull(jdbcUrl, "jdbcUrl is null");
-      requireNonNull(user, "user is null");
-      requireNonNull(password, "password is null");
+      InvalidArgumentException.requireNonNull(jdbcUrl, "set JDBC catalog", "jdbcUrl");
+      InvalidArgumentException.requireNonNull(user, "set JDBC catalog", "user");
+      InvalidArgumentException.requireNonNull(password, "set JDBC catalog", "password");
       if (!jdbcUrl.startsWith("jdbc:")) {
         throw new InvalidArgumentException("Cannot set JDBC catalog: URL does not start with jdbc: " + Redaction.uri(jdbcUrl));
       }
@@ -125,7 +123,7 @@ final class CatalogSettings {
     }
 
     void rest(String restUri) {
-      requireNonNull(restUri, "uri is null");
+      InvalidArgumentException.requireNonNull(restUri, "set REST catalog", "uri");
       if (!restUri.startsWith("http://") && !restUri.startsWith("https://")) {
         throw new InvalidArgumentException("Cannot set REST catalog: URI is not http(s): " + Redaction.uri(restUri));
       }
@@ -134,8 +132,8 @@ final class CatalogSettings {
     }
 
     void property(String key, String value) {
-      requireNonNull(key, "key is null");
-      requireNonNull(value, "value is null");
+      InvalidArgumentException.requireNonNull(key, "set catalog property", "key");
+      InvalidArgumentException.requireNonNull(value, "set catalog property", "value");
       properties.put(key, value);
     }
 
@@ -147,7 +145,7 @@ final class CatalogSettings {
     }
 
     void busyTimeout(Duration timeout) {
-      requireNonNull(timeout, "busyTimeout is null");
+      InvalidArgumentException.requireNonNull(timeout, "set busy timeout", "busyTimeout");
       if (timeout.isNegative()) {
         throw new InvalidArgumentException("Cannot set busy timeout: negative: " + timeout);
       }

@@ -1,7 +1,5 @@
 package dev.featurestore;
 
-import static java.util.Objects.requireNonNull;
-
 import dev.featurestore.spi.FeatureStoreProvider;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -216,7 +214,7 @@ public final class FeatureStoreConfig {
 
     /** The store's root directory; created if missing. */
     public Builder root(Path root) {
-      this.root = requireNonNull(root, "root is null");
+      this.root = InvalidArgumentException.requireNonNull(root, "set root", "root");
       return this;
     }
 
@@ -340,7 +338,7 @@ public final class FeatureStoreConfig {
      * {@link ScanMetrics} and {@link CommitMetrics}.
      */
     public Builder metricsListener(MetricsListener listener) {
-      this.metricsListener = requireNonNull(listener, "listener is null");
+      this.metricsListener = InvalidArgumentException.requireNonNull(listener, "set metrics listener", "listener");
       return this;
     }
 
@@ -352,7 +350,7 @@ public final class FeatureStoreConfig {
      * as young.
      */
     public Builder clock(Clock clock) {
-      this.clock = requireNonNull(clock, "clock is null");
+      this.clock = InvalidArgumentException.requireNonNull(clock, "set clock", "clock");
       return this;
     }
 
@@ -386,8 +384,8 @@ public final class FeatureStoreConfig {
 
     /** Adds a table property applied to every table this store creates. */
     public Builder tableDefault(String key, String value) {
-      requireNonNull(key, "key is null");
-      requireNonNull(value, "value is null");
+      InvalidArgumentException.requireNonNull(key, "set table default", "key");
+      InvalidArgumentException.requireNonNull(value, "set table default", "value");
       tableDefaults.put(key, value);
       return this;
     }

@@ -1,7 +1,5 @@
 package dev.featurestore;
 
-import static java.util.Objects.requireNonNull;
-
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.util.Locale;
@@ -68,7 +66,7 @@ public final class ObjectStorage {
 
   /** A builder for {@code provider}; set bucket, credentials and what the provider needs. */
   public static Builder builder(StorageProvider provider) {
-    return new Builder(requireNonNull(provider, "provider is null"));
+    return new Builder(InvalidArgumentException.requireNonNull(provider, "configure object storage", "provider"));
   }
 
   /**
@@ -87,7 +85,7 @@ public final class ObjectStorage {
    *     used) or a full endpoint URI
    */
   public static ObjectStorage r2(String accountIdOrEndpoint, String bucket, String keyId, String key) {
-    requireNonNull(accountIdOrEndpoint, "accountIdOrEndpoint is null");
+    InvalidArgumentException.requireNonNull(accountIdOrEndpoint, "configure R2 storage", "accountIdOrEndpoint");
     String endpoint = accountIdOrEndpoint.contains("://")
         ? accountIdOrEndpoint
         : "https://" + accountIdOrEndpoint + ".r2.cloudflarestorage.com";
@@ -280,7 +278,7 @@ public final class ObjectStorage {
     }
 
     public Builder bucket(String bucket) {
-      requireNonNull(bucket, "bucket is null");
+      InvalidArgumentException.requireNonNull(bucket, "set bucket", "bucket");
       InvalidArgumentException.check(BUCKET.matcher(bucket).matches(),
           "Cannot set bucket: expected 3 to 63 letters, digits, dots or hyphens: %s", FeatureStoreException.printable(bucket));
       this.bucket = bucket;
@@ -289,7 +287,7 @@ public final class ObjectStorage {
 
     /** The S3 endpoint, e.g. {@code https://s3.us-west-004.backblazeb2.com}. */
     public Builder endpoint(String endpoint) {
-      requireNonNull(endpoint, "endpoint is null");
+      InvalidArgumentException.requireNonNull(endpoint, "set endpoint", "endpoint");
       String reason = checkEndpoint(endpoint.strip());
       if (reason != null) {
         // An endpoint with user info may carry a secret: do not echo it.
@@ -302,7 +300,7 @@ public final class ObjectStorage {
     }
 
     public Builder region(String region) {
-      requireNonNull(region, "region is null");
+      InvalidArgumentException.requireNonNull(region, "set region", "region");
       InvalidArgumentException.check(REGION.matcher(region).matches(),
           "Cannot set region: expected lower-case letters, digits and hyphens: %s", FeatureStoreException.printable(region));
       this.region = region;
@@ -311,8 +309,8 @@ public final class ObjectStorage {
 
     /** The access key id and secret key (B2: application key id and application key). */
     public Builder credentials(String accessKeyId, String secretKey) {
-      requireNonNull(accessKeyId, "accessKeyId is null");
-      requireNonNull(secretKey, "secretKey is null");
+      InvalidArgumentException.requireNonNull(accessKeyId, "set credentials", "accessKeyId");
+      InvalidArgumentException.requireNonNull(secretKey, "set credentials", "secretKey");
       InvalidArgumentException.check(!accessKeyId.isBlank(), "Cannot set credentials: access key id is blank");
       InvalidArgumentException.check(!secretKey.isBlank(), "Cannot set credentials: secret key is blank");
       this.accessKeyId = accessKeyId.strip();
@@ -325,7 +323,7 @@ public final class ObjectStorage {
      * {@code team-a/warehouse/}. Default empty.
      */
     public Builder keyPrefix(String keyPrefix) {
-      requireNonNull(keyPrefix, "keyPrefix is null");
+      InvalidArgumentException.requireNonNull(keyPrefix, "set key prefix", "keyPrefix");
       String p = keyPrefix;
       if (!p.isEmpty()) {
         ObjectKeyRules.check(p);

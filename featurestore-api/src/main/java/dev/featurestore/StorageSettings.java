@@ -1,7 +1,5 @@
 package dev.featurestore;
 
-import static java.util.Objects.requireNonNull;
-
 import java.nio.file.Path;
 import java.util.Optional;
 import org.apache.iceberg.io.FileIO;
@@ -92,7 +90,7 @@ final class StorageSettings {
     private long coldCacheMaxBytes = FeatureStoreConfig.DEFAULT_COLD_CACHE_BYTES;
 
     void warehouseLocation(String location) {
-      requireNonNull(location, "warehouseLocation is null");
+      InvalidArgumentException.requireNonNull(location, "set warehouse location", "warehouseLocation");
       if (location.isBlank()) {
         throw new InvalidArgumentException("Cannot set warehouse location: location is blank");
       }
@@ -100,19 +98,19 @@ final class StorageSettings {
     }
 
     void fileIO(FileIO io) {
-      this.fileIO = requireNonNull(io, "fileIO is null");
+      this.fileIO = InvalidArgumentException.requireNonNull(io, "set file IO", "fileIO");
     }
 
     void objectStorage(ObjectStorage storage) {
-      this.objectStorage = requireNonNull(storage, "objectStorage is null");
+      this.objectStorage = InvalidArgumentException.requireNonNull(storage, "set object storage", "objectStorage");
     }
 
     void coldStorage(ObjectStorage storage) {
-      this.coldStorage = requireNonNull(storage, "coldStorage is null");
+      this.coldStorage = InvalidArgumentException.requireNonNull(storage, "set cold storage", "coldStorage");
     }
 
     void coldCache(Path directory, long maxBytes) {
-      requireNonNull(directory, "directory is null");
+      InvalidArgumentException.requireNonNull(directory, "set cold cache", "directory");
       if (maxBytes <= 0) {
         throw new InvalidArgumentException("Cannot set cold cache: size bound must be positive: " + maxBytes);
       }

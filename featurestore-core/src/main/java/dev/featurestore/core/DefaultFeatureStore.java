@@ -4,8 +4,6 @@ import dev.featurestore.InvalidArgumentException;
 import dev.featurestore.InvalidStateException;
 import dev.featurestore.core.base.Errors;
 import dev.featurestore.core.base.TableHandle;
-import static java.util.Objects.requireNonNull;
-
 import dev.featurestore.CatalogRecoveryResult;
 import dev.featurestore.FeatureStore;
 import dev.featurestore.FeatureStoreConfig;
@@ -91,7 +89,7 @@ final class DefaultFeatureStore implements FeatureStore {
   }
 
   static DefaultFeatureStore open(FeatureStoreConfig config) {
-    requireNonNull(config, "config is null");
+    InvalidArgumentException.requireNonNull(config, "open feature store", "config");
     Deque<AutoCloseable> owned = new ArrayDeque<>();
     try {
       config.root().ifPresent(DefaultFeatureStore::createDirectory);

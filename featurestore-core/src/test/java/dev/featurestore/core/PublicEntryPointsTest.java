@@ -358,6 +358,30 @@ class PublicEntryPointsTest {
     rows.add(onS3Table("ingest missing object", NotFoundException.class, t -> t.ingest().csvObject("raw/missing.csv").commit()));
 
     // Null arguments: InvalidArgumentException naming the parameter, never a bare NullPointerException
+    rows.add(nul("FeatureStore.open null", () -> FeatureStore.open(null)));
+    rows.add(nul("config root null", () -> FeatureStore.builder().root(null)));
+    rows.add(nul("config catalogFile null", () -> FeatureStore.builder().catalogFile(null)));
+    rows.add(nul("config catalog null", () -> FeatureStore.builder().catalog(null)));
+    rows.add(nul("config jdbc url null", () -> FeatureStore.builder().jdbcCatalog(null, "u", "p")));
+    rows.add(nul("config rest uri null", () -> FeatureStore.builder().restCatalog(null)));
+    rows.add(nul("config catalogProperty null", () -> FeatureStore.builder().catalogProperty(null, "v")));
+    rows.add(nul("config busyTimeout null", () -> FeatureStore.builder().busyTimeout(null)));
+    rows.add(nul("config warehouse null", () -> FeatureStore.builder().warehouseLocation(null)));
+    rows.add(nul("config fileIO null", () -> FeatureStore.builder().fileIO(null)));
+    rows.add(nul("config objectStorage null", () -> FeatureStore.builder().objectStorage(null)));
+    rows.add(nul("config coldStorage null", () -> FeatureStore.builder().coldStorage(null)));
+    rows.add(nul("config coldCache null", () -> FeatureStore.builder().coldCache(null, 1)));
+    rows.add(nul("config metrics listener null", () -> FeatureStore.builder().metricsListener(null)));
+    rows.add(nul("config clock null", () -> FeatureStore.builder().clock(null)));
+    rows.add(nul("config tableDefault null", () -> FeatureStore.builder().tableDefault("k", null)));
+    rows.add(nul("storage builder null", () -> ObjectStorage.builder(null)));
+    rows.add(nul("storage r2 null", () -> ObjectStorage.r2(null, "b", "k", "s")));
+    rows.add(nul("storage fromEnvironment null", () -> ObjectStorage.fromEnvironment(null)));
+    rows.add(nul("storage bucket null", () -> ObjectStorage.builder(StorageProvider.B2).bucket(null)));
+    rows.add(nul("storage endpoint null", () -> ObjectStorage.builder(StorageProvider.B2).endpoint(null)));
+    rows.add(nul("storage region null", () -> ObjectStorage.builder(StorageProvider.B2).region(null)));
+    rows.add(nul("storage credentials null", () -> ObjectStorage.builder(StorageProvider.B2).credentials("k", null)));
+    rows.add(nul("storage keyPrefix null", () -> ObjectStorage.builder(StorageProvider.B2).keyPrefix(null)));
     rows.add(nul("TableId null namespace", () -> TableId.of(null, "x")));
     rows.add(nul("TableId parse null", () -> TableId.parse(null)));
     rows.add(nul("store.createTable null", () -> store.createTable(null)));
