@@ -1,7 +1,7 @@
 package dev.featurestore.cdc;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static dev.featurestore.core.EntryPointWalk.bad;
+import static dev.featurestore.core.EntryPointWalk.nul;
 
 import dev.featurestore.FeatureStore;
 import dev.featurestore.FeatureStoreException;
@@ -9,6 +9,8 @@ import dev.featurestore.FeatureTable;
 import dev.featurestore.InvalidArgumentException;
 import dev.featurestore.InvalidStateException;
 import dev.featurestore.TableId;
+import dev.featurestore.core.EntryPointWalk;
+import dev.featurestore.core.EntryPointWalk.Row;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -126,57 +128,14 @@ class CdcEntryPointsTest {
 
   @TestFactory
   Stream<DynamicTest> everyEntryPoint_failsTypedWithACannotMessage() {
-    return rows().stream().map(r -> DynamicTest.dynamicTest(r.name(), r.check()));
+    return EntryPointWalk.tests(rows());
   }
 
-  // ---- row kinds (as core's EntryPointWalk)
-
-  record Row(String name, Executable check) {}
-
-  static Row bad(String name, Class<? extends FeatureStoreException> type, Executable call) {
-    return new Row(name, () -> assertTyped(name, type, call));
+  private static Row onStore(String name, Class<? extends FeatureStoreException> type, Executable call) {
+    return EntryPointWalk.onStore(name, type, store, call);
   }
 
-  static Row onStore(String name, Class<? extends FeatureStoreException> type, Executable call) {
-    return new Row(name, () -> {
-      List<TableId> before = store.listTables();
-      assertTyped(name, type, call);
-      assertThat(store.listTables()).as("%s left the store's tables as they were", name).isEqualTo(before);
-    });
-  }
-
-  static Row onTable(String name, Class<? extends FeatureStoreException> type, Consumer<FeatureTable> call) {
-    return new Row(name, () -> {
-      FeatureTable t = store.table(LOG);
-      Object before = List.of(String.valueOf(t.snapshots().current().map(x -> x.snapshotId())), t.schema().schemaId(),
-          t.properties());
-      assertTyped(name, type, () -> call.accept(t));
-      FeatureTable again = store.table(LOG);
-      assertThat(List.of(String.valueOf(again.snapshots().current().map(x -> x.snapshotId())), again.schema().schemaId(),
-          again.properties())).as("%s left the table as it was", name).isEqualTo(before);
-    });
-  }
-
-  /** A null argument: InvalidArgumentException naming the parameter, never a bare NullPointerException. */
-  static Row nul(String name, Executable call) {
-    return new Row(name, () -> {
-      assertTyped(name, InvalidArgumentException.class, call);
-      assertThatThrownBy(call::execute).as(name).hasMessageMatching("Cannot [^:]+: \\w+ is null: null");
-    });
-  }
-
-  static void assertTyped(String name, Class<? extends FeatureStoreException> type, Executable call) {
-    Throwable thrown = null;
-    try {
-      call.execute();
-    } catch (Throwable t) {
-      thrown = t;
-    }
-    assertThat(thrown).as("%s: expected a failure", name).isNotNull();
-    if (!(thrown instanceof FeatureStoreException) || thrown.getClass() == FeatureStoreException.class) {
-      throw new AssertionError(name + ": expected a FeatureStoreException subtype, got " + thrown, thrown);
-    }
-    assertThat(thrown).as(name).isInstanceOf(type);
-    assertThat(thrown.getMessage()).as(name).startsWith("Cannot ").doesNotContain("\n");
+  private static Row onTable(String name, Class<? extends FeatureStoreException> type, Consumer<FeatureTable> call) {
+    return EntryPointWalk.onTable(name, type, store, LOG, call);
   }
 }

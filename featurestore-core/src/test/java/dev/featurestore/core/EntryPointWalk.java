@@ -74,7 +74,7 @@ public final class EntryPointWalk {
   public static Row nul(String name, Executable call) {
     return new Row(name, () -> {
       assertTyped(name, InvalidArgumentException.class, call);
-      assertThat(thrown(name, call).getMessage()).as(name).matches("Cannot [^:]+: \\w+ is null: null");
+      assertThat(thrown(name, call).getMessage()).as(name).matches("Cannot [^:]+: [\\w ]+ is null: null");
     });
   }
 

@@ -1,11 +1,11 @@
 package dev.featurestore.duckdb;
 
-import static org.assertj.core.api.Assertions.assertThat;
+import static dev.featurestore.core.EntryPointWalk.bad;
+import static dev.featurestore.core.EntryPointWalk.nul;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.featurestore.AlreadyExistsException;
 import dev.featurestore.FeatureStore;
-import dev.featurestore.FeatureStoreException;
 import dev.featurestore.FeatureTable;
 import dev.featurestore.InvalidArgumentException;
 import dev.featurestore.InvalidStateException;
@@ -14,6 +14,8 @@ import dev.featurestore.SnapshotNotFoundException;
 import dev.featurestore.TableDefinition;
 import dev.featurestore.TimeTravelQuery;
 import dev.featurestore.ValidationException;
+import dev.featurestore.core.EntryPointWalk;
+import dev.featurestore.core.EntryPointWalk.Row;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -30,7 +32,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
-import org.junit.jupiter.api.function.Executable;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -141,47 +142,12 @@ class DuckEntryPointsTest {
 
   @TestFactory
   Stream<DynamicTest> everyEntryPoint_failsTypedWithACannotMessage() {
-    return rows().stream().map(r -> DynamicTest.dynamicTest(r.name(), r.check()));
+    return EntryPointWalk.tests(rows());
   }
 
   @Test
   void aliasWithAControlCharacter_isShownEscaped() {
     assertThatThrownBy(() -> sql.query("SELECT 1").table("a\u0000b", events))
         .hasMessage("Cannot name table: not a plain SQL identifier: a\\u0000b");
-  }
-
-  // ---- row kinds (as core's EntryPointWalk)
-
-  record Row(String name, Executable check) {}
-
-  /** A null argument: InvalidArgumentException naming the parameter, never a bare NullPointerException. */
-  static Row nul(String name, Executable call) {
-    Row typed = bad(name, InvalidArgumentException.class, call);
-    return new Row(name, () -> {
-      typed.check().execute();
-      assertThatThrownBy(call::execute).as(name).hasMessageMatching("Cannot [^:]+: [\\w ]+ is null: null");
-    });
-  }
-
-  static Row bad(String name, Executable call) {
-    return bad(name, FeatureStoreException.class, call);
-  }
-
-  static Row bad(String name, Class<? extends FeatureStoreException> type, Executable call) {
-    return new Row(name, () -> {
-      Throwable thrown = null;
-      try {
-        call.execute();
-      } catch (Throwable t) {
-        thrown = t;
-      }
-      assertThat(thrown).as("%s: expected a failure", name).isNotNull();
-      if (!(thrown instanceof FeatureStoreException) || thrown.getClass() == FeatureStoreException.class) {
-        throw new AssertionError(name + ": expected a FeatureStoreException subtype, got " + thrown, thrown);
-      }
-      assertThat(thrown).as(name).isInstanceOf(type);
-      assertThat(thrown.getMessage()).as(name).startsWith("Cannot ");
-      assertThat(thrown.getMessage().chars().noneMatch(Character::isISOControl)).as("%s: one line", name).isTrue();
-    });
   }
 }
