@@ -17,7 +17,8 @@ import org.apache.iceberg.types.Types;
  * An Iceberg row filter as a DuckDB boolean expression, so rows are filtered exactly after
  * pruning, with the core query's semantics: SQL nulls (a comparison with null, or its negation,
  * drops the row; {@code notNaN} keeps nulls, as Iceberg's) and, once {@code NanComparisons} has
- * guarded the ordering comparisons, IEEE NaN. The filter is bound to the version's schema; columns
+ * guarded the ordering comparisons, IEEE NaN; uuids compare as DuckDB {@code UUID}s (unsigned
+ * bytes, as the core's {@code UuidOrder}), never as strings. The filter is bound to the version's schema; columns
  * are named by field id.
  */
 final class ExpressionSql {

@@ -6,12 +6,15 @@ import dev.featurestore.FeatureStore;
 import dev.featurestore.FeatureTable;
 import dev.featurestore.TableDefinition;
 import dev.featurestore.core.query.TestTables;
+import dev.featurestore.core.query.UuidRanges;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.Schema;
+import org.apache.iceberg.expressions.Expression;
 import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.Test;
@@ -20,7 +23,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Issue 12 item 13: the planner never prunes by uuid bounds (Iceberg 1.12 compares them signed,
  * Parquet writes them unsigned), so uuids on both sides of the sign bit in one file are all found,
- * whether the file carries bounds (other engines, tables from before the workaround) or not.
+ * whether the file carries bounds (other engines, tables from before the workaround) or not; and
+ * uuid range filters answer the core query's rows: unsigned byte order, DuckDB's own.
  */
 class DuckUuidTest {
   static final UUID LOW = UUID.fromString("00000000-0000-0000-0000-000000000001");
@@ -57,5 +61,57 @@ class DuckUuidTest {
         }
       }
     }
+  }
+
+  @Test
+  void rangeFilters_sameRowsAsCoreQuery_andAsDuckDb_unsigned() {
+    try (FeatureStore store = FeatureStore.openLocal(dir.resolve("store"));
+         SqlEngine sql = DuckQueries.builder(store).threads(1).build()) {
+      int n = 0;
+      for (boolean oneFile : List.of(false, true)) {
+        for (boolean bounds : List.of(false, true)) {
+          FeatureTable table = UuidRanges.create(store, "t.ranges_" + n++, oneFile, bounds);
+          assertThat(sql.query("SELECT DISTINCT typeof(u) AS t FROM t").table("t", table).toList())
+              .containsExactly(Map.of("t", "UUID"));
+          for (UuidRanges.Case c : UuidRanges.cases()) {
+            String as = "oneFile=" + oneFile + " bounds=" + bounds + " " + c.filter();
+            List<Long> expected = UuidRanges.expectedIds(c);
+            List<Long> core = new ArrayList<>();
+            table.query().filter(c.filter()).execute().forEach(row -> core.add((Long) row.get("id")));
+            assertThat(core).as(as).containsExactlyInAnyOrderElementsOf(expected);
+            assertThat(ids(sql.query("SELECT id FROM t").table("t", table.query().filter(c.filter()))))
+                .as(as).containsExactlyInAnyOrderElementsOf(expected);
+            assertThat(ids(sql.query("SELECT id FROM t WHERE " + duckSql(c.filter(), c.literal())).table("t", table)))
+                .as(as).containsExactlyInAnyOrderElementsOf(expected);
+          }
+        }
+      }
+    }
+  }
+
+  @Test
+  void rangeFilterSql_comparesUuids_notStrings() {
+    Types.StructType struct = Types.StructType.of(Types.NestedField.optional(2, "u", Types.UUIDType.get()));
+    String high = HIGH.toString();
+    assertThat(ExpressionSql.toSql(Expressions.greaterThan("u", HIGH), struct, true, id -> "d.c" + id))
+        .isEqualTo("(d.c2 > CAST('" + high + "' AS UUID))");
+    // a string literal binds to a uuid, so it is compared as one too
+    assertThat(ExpressionSql.toSql(Expressions.not(Expressions.lessThan("u", high)), struct, true, id -> "d.c" + id))
+        .isEqualTo("(d.c2 >= CAST('" + high + "' AS UUID))");
+  }
+
+  /** DuckDB's own comparison for a case, written by hand (not by ExpressionSql). */
+  private static String duckSql(Expression filter, UUID literal) {
+    String text = filter.toString();
+    boolean negated = text.startsWith("not(");
+    String op = text.contains("<=") ? "<=" : text.contains(">=") ? ">=" : text.contains("<") ? "<" : ">";
+    String cmp = "u " + op + " '" + literal + "'::UUID";
+    return negated ? "NOT (" + cmp + ")" : cmp;
+  }
+
+  private static List<Long> ids(SqlQuery query) {
+    List<Long> ids = new ArrayList<>();
+    query.toList().forEach(row -> ids.add((Long) row.get("id")));
+    return ids;
   }
 }

@@ -8,6 +8,7 @@ import dev.featurestore.SnapshotNotFoundException;
 import dev.featurestore.core.base.NanComparisons;
 import dev.featurestore.core.base.TableHandle;
 import dev.featurestore.core.base.UuidBounds;
+import dev.featurestore.core.base.UuidOrder;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -83,11 +84,13 @@ public final class Pruning {
     Map<Integer, PartitionSpec> specs = table.specs();
     InclusiveMetricsEvaluator metrics = new InclusiveMetricsEvaluator(schema, filter, true);
     List<Expression> conjuncts = conjuncts(filter);
+    // Iceberg's residuals order uuid partition values signed: rows are then checked against the whole filter
+    boolean residuals = !UuidOrder.ordersUuids(schema.asStruct(), rows, true);
     Map<Integer, SpecEval> bySpec = new HashMap<>();
     List<FileDecision> decisions = new ArrayList<>();
     for (ManifestFile manifest : snapshot.dataManifests(table.io())) {
       PartitionSpec spec = specs.get(manifest.partitionSpecId());
-      SpecEval eval = bySpec.computeIfAbsent(spec.specId(), id -> new SpecEval(spec, filter, rows));
+      SpecEval eval = bySpec.computeIfAbsent(spec.specId(), id -> new SpecEval(spec, filter, rows, residuals));
       boolean manifestMatches = eval.manifest.eval(manifest);
       try (ManifestReader<DataFile> reader = ManifestFiles.read(manifest, table.io(), specs)) {
         for (DataFile file : reader) {
@@ -108,13 +111,16 @@ public final class Pruning {
     final ResidualEvaluator residuals;
     final Expression filter;
 
-    /** {@code pruning} decides, residuals are of {@code rows} (the filter rows are checked against). */
-    SpecEval(PartitionSpec spec, Expression pruning, Expression rows) {
+    /**
+     * {@code pruning} decides, residuals are of {@code rows} (the filter rows are checked against),
+     * or with {@code residuals} false (Iceberg's cannot answer the filter) {@code rows} whole.
+     */
+    SpecEval(PartitionSpec spec, Expression pruning, Expression rows, boolean residuals) {
       this.filter = rows;
       this.manifest = ManifestEvaluator.forRowFilter(pruning, spec, true);
       this.projected = Projections.inclusive(spec, true).project(pruning);
       this.partition = new Evaluator(spec.partitionType(), projected, true);
-      this.residuals = ResidualEvaluator.of(spec, rows, true);
+      this.residuals = residuals ? ResidualEvaluator.of(spec, rows, true) : ResidualEvaluator.unpartitioned(rows);
     }
   }
 

@@ -8,6 +8,7 @@ import dev.featurestore.core.base.NanComparisons;
 import dev.featurestore.core.base.SqlNullSemantics;
 import dev.featurestore.core.base.TableHandle;
 import dev.featurestore.core.base.UuidBounds;
+import dev.featurestore.core.base.UuidOrder;
 import dev.featurestore.core.base.VersionResolver;
 import dev.featurestore.core.query.TableQuery.Plan;
 import java.io.IOException;
@@ -20,9 +21,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.Set;
+import java.util.function.Predicate;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.Schema;
+import org.apache.iceberg.StructLike;
 import org.apache.iceberg.SnapshotSummary;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableScan;
@@ -30,7 +33,6 @@ import org.apache.iceberg.data.GenericDeleteFilter;
 import org.apache.iceberg.data.IdentityPartitionConverters;
 import org.apache.iceberg.data.InternalRecordWrapper;
 import org.apache.iceberg.data.Record;
-import org.apache.iceberg.expressions.Evaluator;
 import org.apache.iceberg.expressions.Expression;
 import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.expressions.ResidualEvaluator;
@@ -102,7 +104,7 @@ final class ScanExecution {
     return NanComparisons.ieee(plan.filter(), plan.resolved().schema(), plan.caseSensitive());
   }
 
-  /** What each row is checked against: IEEE NaN comparisons and SQL nulls. */
+  /** What each row is checked against: IEEE NaN comparisons and SQL nulls (uuids ordered by {@link UuidOrder}). */
   private static Expression rowFilter(Plan plan) {
     return SqlNullSemantics.rewrite(ieee(plan));
   }
@@ -186,11 +188,11 @@ final class ScanExecution {
       return records;
     }
     Schema readSchema = plan.readSchema();
-    Evaluator evaluator =
-        new Evaluator(readSchema.asStruct(), rowFilter(plan), plan.caseSensitive());
+    // uuids ordered as unsigned bytes (as DuckDB), not as Iceberg's Evaluator orders them
+    Predicate<StructLike> check = UuidOrder.rowCheck(readSchema.asStruct(), rowFilter(plan), plan.caseSensitive());
     InternalRecordWrapper wrapper = new InternalRecordWrapper(readSchema.asStruct());
     // the wrapper is reused, so a result is single-threaded (as documented)
-    return CloseableIterable.filter(records, record -> evaluator.eval(wrapper.wrap(record)));
+    return CloseableIterable.filter(records, record -> check.test(wrapper.wrap(record)));
   }
 
   private static CloseableIterable<Record> open(Plan plan, FileScanTask task) {
