@@ -175,14 +175,17 @@ class CdcEntriesTest {
       }
     };
     try (CdcPipeline cdc = both().batchSize(2).backpressure(Backpressure.FAIL_FAST, 2).hooks(stallCommits).build()) {
-      cdc.insert("users", "1", Map.of("v", 1));
-      cdc.insert("users", "2", Map.of("v", 2)); // seals a batch; its commit stalls
+      try {
+        cdc.insert("users", "1", Map.of("v", 1));
+        cdc.insert("users", "2", Map.of("v", 2)); // seals a batch; its commit stalls
 
-      assertThatThrownBy(() -> cdc.insert("users", "3", Map.of("v", 3)))
-          .isInstanceOf(CdcBackpressureException.class)
-          .hasMessage("Cannot accept CDC entry: 2 entries are pending, the bound is 2: commits are falling behind");
-      assertThat(cdc.lastAcceptedSequence()).isEqualTo(2);
-      release.countDown();
+        assertThatThrownBy(() -> cdc.insert("users", "3", Map.of("v", 3)))
+            .isInstanceOf(CdcBackpressureException.class)
+            .hasMessage("Cannot accept CDC entry: 2 entries are pending, the bound is 2: commits are falling behind");
+        assertThat(cdc.lastAcceptedSequence()).isEqualTo(2);
+      } finally {
+        release.countDown(); // so close() can flush, also after a failed assertion
+      }
     }
     CountDownLatch release2 = new CountDownLatch(1);
     CountDownLatch blocked = new CountDownLatch(1);
@@ -198,14 +201,17 @@ class CdcEntriesTest {
       }
     };
     try (CdcPipeline cdc = both().batchSize(2).backpressure(Backpressure.BLOCK, 2).hooks(stall2).build()) {
-      cdc.insert("users", "4", Map.of("v", 4));
-      cdc.insert("users", "5", Map.of("v", 5));
       FutureTask<Long> third = new FutureTask<>(() -> cdc.insert("users", "6", Map.of("v", 6)));
-      new Thread(third, "blocked-insert").start();
-      assertThat(blocked.await(60, TimeUnit.SECONDS)).as("the insert waits for room").isTrue();
-      assertThat(third).as("no room while the commit stalls").isNotDone();
-      assertThat(cdc.lastAcceptedSequence()).isEqualTo(4);
-      release2.countDown();
+      try {
+        cdc.insert("users", "4", Map.of("v", 4));
+        cdc.insert("users", "5", Map.of("v", 5));
+        new Thread(third, "blocked-insert").start();
+        assertThat(blocked.await(60, TimeUnit.SECONDS)).as("the insert waits for room").isTrue();
+        assertThat(third).as("no room while the commit stalls").isNotDone();
+        assertThat(cdc.lastAcceptedSequence()).isEqualTo(4);
+      } finally {
+        release2.countDown();
+      }
       assertThat(third.get(60, TimeUnit.SECONDS)).isEqualTo(5); // accepted once the stalled commit landed
     }
     assertThat(CdcTestSupport.sequences(store, LOG)).containsExactlyInAnyOrder(1L, 2L, 3L, 4L, 5L);
