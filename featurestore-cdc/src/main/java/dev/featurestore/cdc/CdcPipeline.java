@@ -7,6 +7,7 @@ import dev.featurestore.InvalidArgumentException;
 import dev.featurestore.InvalidStateException;
 import dev.featurestore.TableId;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -320,6 +321,7 @@ public final class CdcPipeline implements AutoCloseable {
     private int maxTypedColumns = 1_000;
     private Duration leaseDuration = DEFAULT_LEASE;
     private Hooks hooks = Hooks.NONE;
+    private Clock leaseClock = Clock.systemUTC();
 
     private Builder(FeatureStore store) {
       this.store = InvalidArgumentException.requireNonNull(store, "build CDC pipeline", "store");
@@ -349,9 +351,7 @@ public final class CdcPipeline implements AutoCloseable {
 
     /** Entries per commit; default 10,000. */
     public Builder batchSize(int batchSize) {
-      if (batchSize < 1) {
-        throw new InvalidArgumentException("Cannot set CDC batch size: must be positive: " + batchSize);
-      }
+      InvalidArgumentException.check(batchSize >= 1, "Cannot set CDC batch size: must be positive: %s", batchSize);
       this.batchSize = batchSize;
       return this;
     }
@@ -475,6 +475,12 @@ public final class CdcPipeline implements AutoCloseable {
       return this;
     }
 
+    /** Test seam: the clock the shard lease is granted and expires by; default the system clock. */
+    Builder leaseClock(Clock clock) {
+      this.leaseClock = requireNonNull(clock, "clock is null");
+      return this;
+    }
+
     /**
      * Opens the pipeline: creates missing tables, reads their high-water marks, replays the log.
      *
@@ -488,7 +494,7 @@ public final class CdcPipeline implements AutoCloseable {
     public CdcPipeline build() {
       return new CdcPipeline(new CdcSettings(store, changeLog, currentState, shardId, batchSize, flushInterval,
           compression, walDirectory, fsync, commitRetries, retryBackoff, backpressure, maxPending, evolveSchema, buckets,
-          walRecovery, maxTypedColumns, leaseDuration, hooks));
+          walRecovery, maxTypedColumns, leaseDuration, leaseClock, hooks));
     }
   }
 }

@@ -4,6 +4,7 @@ import dev.featurestore.FeatureStore;
 import dev.featurestore.InvalidArgumentException;
 import dev.featurestore.TableId;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 
 /**
@@ -14,7 +15,7 @@ record CdcSettings(
     FeatureStore store, TableId changeLog, TableId currentState, String shard, int batchSize, Duration flushInterval,
     CdcCompression compression, Path walDirectory, FsyncPolicy fsync, int commitRetries, Duration retryBackoff,
     Backpressure backpressure, long maxPending, boolean evolveSchema, int buckets, WalRecovery walRecovery,
-    int maxTypedColumns, Duration leaseDuration, Hooks hooks) {
+    int maxTypedColumns, Duration leaseDuration, Clock leaseClock, Hooks hooks) {
 
   /** Checks the combination (each setting alone is checked where the builder sets it). */
   CdcSettings {

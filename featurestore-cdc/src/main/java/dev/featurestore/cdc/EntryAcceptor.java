@@ -80,6 +80,7 @@ final class EntryAcceptor {
               + (lastError == null ? "" : ": " + lastError));
         }
         work.signalAll();
+        settings.hooks().at("accept.blocked");
         notFull.awaitUninterruptibly();
         checkOpen();
         if (entry.sequenceId() == 0) {

@@ -6,7 +6,6 @@ import dev.featurestore.StorageException;
 import dev.featurestore.TableId;
 import dev.featurestore.core.base.CatalogLease;
 import java.net.InetAddress;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -71,7 +70,7 @@ final class ShardLease implements AutoCloseable {
     if (s.currentState() != null) {
       tables.add(s.currentState());
     }
-    Optional<CatalogLease> leases = CatalogLease.forStore(s.store().config(), Clock.systemUTC());
+    Optional<CatalogLease> leases = CatalogLease.forStore(s.store().config(), s.leaseClock());
     if (leases.isEmpty()) {
       throw new InvalidArgumentException("Cannot build CDC pipeline: the store's catalog ("
           + s.store().config().catalogKind() + ") has no database for a shard lease; call withoutShardLease() if"

@@ -37,7 +37,7 @@ public final class CdcCrashChild {
         }
         while (true) {
           try {
-            Thread.sleep(60_000);
+            Thread.sleep(60_000); // parks until the test's SIGKILL, which nothing in this process can signal
           } catch (InterruptedException e) {
             // wait for the kill
           }

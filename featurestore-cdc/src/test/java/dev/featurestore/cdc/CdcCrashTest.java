@@ -3,21 +3,17 @@ package dev.featurestore.cdc;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.featurestore.FeatureStore;
-import java.io.BufferedReader;
+import dev.featurestore.core.testing.ChildJvm;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
+import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.apache.iceberg.data.Record;
 import org.junit.jupiter.api.Test;
@@ -30,10 +26,10 @@ import org.junit.jupiter.params.provider.CsvSource;
 /**
  * Real process death: a child JVM streams entries, acknowledging each accepted sequence on
  * stdout, and is killed with SIGKILL ({@code Process.destroyForcibly()}) while paused at a named
- * point (a hook), or after a random delay. After a restart in this JVM, the tables hold every
- * acknowledged entry exactly once: the change log holds sequences 1..M with M the last
- * acknowledged one or the one in flight when the child died, and the current state equals the
- * model after M.
+ * point (a hook), or while running on after a random number of acknowledgements. After a restart
+ * in this JVM, the tables hold every acknowledged entry exactly once: the change log holds
+ * sequences 1..M with M the last acknowledged one or the one in flight when the child died, and
+ * the current state equals the model after M.
  */
 @Execution(ExecutionMode.CONCURRENT)
 class CdcCrashTest {
@@ -49,45 +45,26 @@ class CdcCrashTest {
     }
   }
 
-  private Run runChild(String mode, String point, int occurrence, long killAfterMillis) throws Exception {
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    ProcessBuilder pb = new ProcessBuilder(java, "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xshare:auto", "-Xmx256m",
-        "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
-        "-cp", System.getProperty("java.class.path"), CdcCrashChild.class.getName(),
-        dir.resolve("store").toString(), dir.resolve("wal").toString(), mode, point, Integer.toString(occurrence),
-        Long.toString(TOTAL), Integer.toString(BATCH));
-    pb.redirectError(ProcessBuilder.Redirect.appendTo(dir.resolve("child-stderr.log").toFile()));
-    Process child = pb.start();
-    List<Long> acked = new CopyOnWriteArrayList<>();
-    boolean paused = false;
-    boolean done = false;
-    long startedAt = 0;
-    try (BufferedReader lines = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
-      long deadline = System.currentTimeMillis() + 90_000;
-      String line;
-      while ((line = lines.readLine()) != null) {
-        if (line.startsWith("ACK ")) {
-          acked.add(Long.parseLong(line.substring(4)));
-        } else if (line.startsWith("STARTED")) {
-          startedAt = System.currentTimeMillis();
-        } else if (line.startsWith("PAUSED")) {
-          paused = true;
-          break;
-        } else if (line.equals("DONE")) {
-          done = true;
-          break;
-        }
-        if (killAfterMillis >= 0 && startedAt > 0 && System.currentTimeMillis() - startedAt >= killAfterMillis) {
-          break;
-        }
-        if (System.currentTimeMillis() > deadline) {
-          break;
-        }
+  /**
+   * Runs the child until it pauses at {@code point} (or ends), or, with {@code killAfterAcks} of
+   * 0 or more, until it has acknowledged that many entries after its start, then kills it; the
+   * run holds every line it printed.
+   */
+  private Run runChild(String mode, String point, int occurrence, int killAfterAcks) throws Exception {
+    Duration timeout = Duration.ofSeconds(90);
+    try (ChildJvm child = ChildJvm.start(CdcCrashChild.class, dir, dir.resolve("store").toString(),
+        dir.resolve("wal").toString(), mode, point, Integer.toString(occurrence), Long.toString(TOTAL),
+        Integer.toString(BATCH))) {
+      if (killAfterAcks < 0) {
+        child.await("PAUSED", timeout); // or the end, if it never pauses
+      } else if (child.await("STARTED", timeout).isPresent() && killAfterAcks > 0) {
+        child.awaitNth("ACK ", killAfterAcks, timeout); // the child goes on: the kill lands anywhere after it
       }
-      child.destroyForcibly(); // SIGKILL on Linux
-      assertThat(child.waitFor(30, TimeUnit.SECONDS)).isTrue();
+      child.kill(); // SIGKILL on Linux
+      List<String> lines = child.lines();
+      List<Long> acked = lines.stream().filter(l -> l.startsWith("ACK ")).map(l -> Long.parseLong(l.substring(4))).toList();
+      return new Run(acked, lines.stream().anyMatch(l -> l.startsWith("PAUSED")), lines.contains("DONE"));
     }
-    return new Run(acked, paused, done);
   }
 
   /** Restarts in this JVM, flushes, closes, and checks exactly-once against everything acknowledged. */
@@ -185,11 +162,11 @@ class CdcCrashTest {
   }
 
   @Test
-  void killedAtRandomTimes_threeRunsInARow_holdsExactlyTheAcknowledgedEntries() throws Exception {
+  void killedAtRandomPoints_threeRunsInARow_holdsExactlyTheAcknowledgedEntries() throws Exception {
     Random random = new Random(42);
     Set<Long> acked = new HashSet<>();
     for (int i = 0; i < 3; i++) {
-      Run run = runChild("BOTH", "none", 1, random.nextInt(400));
+      Run run = runChild("BOTH", "none", 1, random.nextInt(BATCH * 2));
       acked.addAll(run.acked());
     }
     restartAndVerify("BOTH", acked);

@@ -4,6 +4,7 @@ import dev.featurestore.InvalidArgumentException;
 import dev.featurestore.InvalidStateException;
 import static dev.featurestore.cdc.CdcTestSupport.LOG;
 import static dev.featurestore.cdc.CdcTestSupport.STATE;
+import static dev.featurestore.core.testing.Await.awaitUntil;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -14,6 +15,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.TimeUnit;
 import org.apache.iceberg.data.Record;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -145,10 +148,8 @@ class CdcEntriesTest {
       for (int i = 0; i < 12; i++) {
         cdc.insert("users", "u" + i, Map.of("v", i));
       }
-      long deadline = System.currentTimeMillis() + 20_000;
-      while (cdc.metrics().flushed() < 12 && System.currentTimeMillis() < deadline) {
-        Thread.sleep(20);
-      }
+      // two batches by size, the last two entries by the interval timer, on the background thread
+      awaitUntil("every entry flushed in the background", Duration.ofSeconds(20), () -> cdc.metrics().flushed() >= 12);
       CdcMetrics metrics = cdc.metrics();
       assertThat(metrics.flushed()).isEqualTo(12);
       assertThat(metrics.accepted()).isEqualTo(12);
@@ -174,16 +175,20 @@ class CdcEntriesTest {
       }
     };
     try (CdcPipeline cdc = both().batchSize(2).backpressure(Backpressure.FAIL_FAST, 2).hooks(stallCommits).build()) {
-      cdc.insert("users", "1", Map.of("v", 1));
-      cdc.insert("users", "2", Map.of("v", 2)); // seals a batch; its commit stalls
+      try {
+        cdc.insert("users", "1", Map.of("v", 1));
+        cdc.insert("users", "2", Map.of("v", 2)); // seals a batch; its commit stalls
 
-      assertThatThrownBy(() -> cdc.insert("users", "3", Map.of("v", 3)))
-          .isInstanceOf(CdcBackpressureException.class)
-          .hasMessage("Cannot accept CDC entry: 2 entries are pending, the bound is 2: commits are falling behind");
-      assertThat(cdc.lastAcceptedSequence()).isEqualTo(2);
-      release.countDown();
+        assertThatThrownBy(() -> cdc.insert("users", "3", Map.of("v", 3)))
+            .isInstanceOf(CdcBackpressureException.class)
+            .hasMessage("Cannot accept CDC entry: 2 entries are pending, the bound is 2: commits are falling behind");
+        assertThat(cdc.lastAcceptedSequence()).isEqualTo(2);
+      } finally {
+        release.countDown(); // so close() can flush, also after a failed assertion
+      }
     }
     CountDownLatch release2 = new CountDownLatch(1);
+    CountDownLatch blocked = new CountDownLatch(1);
     Hooks stall2 = point -> {
       if (point.equals("flush.before-write")) {
         try {
@@ -191,23 +196,23 @@ class CdcEntriesTest {
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
         }
+      } else if (point.equals("accept.blocked")) {
+        blocked.countDown();
       }
     };
     try (CdcPipeline cdc = both().batchSize(2).backpressure(Backpressure.BLOCK, 2).hooks(stall2).build()) {
-      cdc.insert("users", "4", Map.of("v", 4));
-      cdc.insert("users", "5", Map.of("v", 5));
-      Thread releaser = new Thread(() -> {
-        try {
-          Thread.sleep(300);
-        } catch (InterruptedException e) {
-          return;
-        }
+      FutureTask<Long> third = new FutureTask<>(() -> cdc.insert("users", "6", Map.of("v", 6)));
+      try {
+        cdc.insert("users", "4", Map.of("v", 4));
+        cdc.insert("users", "5", Map.of("v", 5));
+        new Thread(third, "blocked-insert").start();
+        assertThat(blocked.await(60, TimeUnit.SECONDS)).as("the insert waits for room").isTrue();
+        assertThat(third).as("no room while the commit stalls").isNotDone();
+        assertThat(cdc.lastAcceptedSequence()).isEqualTo(4);
+      } finally {
         release2.countDown();
-      });
-      releaser.start();
-      long start = System.nanoTime();
-      assertThat(cdc.insert("users", "6", Map.of("v", 6))).isEqualTo(5); // waits for the stalled commit
-      assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofMillis(250));
+      }
+      assertThat(third.get(60, TimeUnit.SECONDS)).isEqualTo(5); // accepted once the stalled commit landed
     }
     assertThat(CdcTestSupport.sequences(store, LOG)).containsExactlyInAnyOrder(1L, 2L, 3L, 4L, 5L);
   }

@@ -8,9 +8,8 @@ import static org.assertj.core.api.Assumptions.assumeThat;
 import dev.featurestore.FeatureStore;
 import dev.featurestore.InvalidArgumentException;
 import dev.featurestore.TableId;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
+import dev.featurestore.core.testing.ChildJvm;
+import dev.featurestore.core.testing.HandClock;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -20,13 +19,14 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.TimeUnit;
 import org.apache.iceberg.catalog.Catalog;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** One writer per shard and table across pipelines, processes and hosts sharing the catalog. */
 class CdcLeaseTest {
+  private static final String HELD = "Cannot open CDC pipeline: shard s of table cdc.events is held by another pipeline: ";
+
   @TempDir Path dir;
 
   private CdcPipeline.Builder pipeline(FeatureStore store, String wal) {
@@ -113,6 +113,36 @@ class CdcLeaseTest {
   }
 
   @Test
+  void leaseExpired_anotherPipelineTakesOver_theOldHolderCannotCommit() {
+    HandClock clock = HandClock.aheadOfSystem();
+    try (FeatureStore store = FeatureStore.openLocal(dir.resolve("store"))) {
+      CdcPipeline first = pipeline(store, "wal-a").shardLease(Duration.ofSeconds(30)).retryBackoff(Duration.ZERO).build();
+      try {
+        first.insert("users", "1", Map.of("v", 1));
+        first.flush();
+        assertThatThrownBy(() -> pipeline(store, "wal-b").leaseClock(clock).build()).isInstanceOf(CdcLeaseException.class)
+            .hasMessageStartingWith(HELD);
+        clock.advance(Duration.ofSeconds(31)); // past the first one's lease (as if it had paused that long)
+        try (CdcPipeline second = pipeline(store, "wal-b").leaseClock(clock).build()) {
+          first.insert("users", "2", Map.of("v", 2));
+          assertThatThrownBy(first::flush).isInstanceOf(CdcLeaseException.class)
+              .hasMessageStartingWith("Cannot commit CDC batch (sequences 2..2) to table cdc.events after 1 attempt;")
+              .hasMessageContaining("the lease of shard s was lost: Cannot renew lease cdc:cdc.events#s: taken over by ");
+          assertThat(second.insert("users", "3", Map.of("v", 3))).isEqualTo(2);
+        }
+        assertThatThrownBy(first::close).isInstanceOf(CdcLeaseException.class);
+      } finally {
+        try {
+          first.close(); // after a failed assertion above; a no-op once closed
+        } catch (CdcLeaseException e) {
+          // its lease is lost
+        }
+      }
+      assertThat(CdcTestSupport.rows(store, LOG)).extracting(r -> r.getField("doc_id")).containsExactlyInAnyOrder("1", "3");
+    }
+  }
+
+  @Test
   void catalogWithoutDatabase_refusedUnlessOptedOut() {
     try (FeatureStore local = FeatureStore.openLocal(dir.resolve("store"))) {
       Catalog custom = local.unwrap(Catalog.class);
@@ -127,89 +157,47 @@ class CdcLeaseTest {
     }
   }
 
-  /** A child JVM's output lines, read on a thread. */
-  private static final class Child {
-    final Process process;
-    final List<String> lines = new java.util.concurrent.CopyOnWriteArrayList<>();
+  private static final long LEASE_MILLIS = 2_000;
+  private static final Duration MINUTE = Duration.ofSeconds(60);
 
-    Child(Process process) {
-      this.process = process;
-      Thread reader = new Thread(() -> {
-        try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
-          for (String line; (line = r.readLine()) != null; ) {
-            lines.add(line);
-          }
-        } catch (Exception e) {
-          // the child died
-        }
-      });
-      reader.setDaemon(true);
-      reader.start();
-    }
-
-    boolean await(String prefix, long timeoutMillis) throws InterruptedException {
-      long end = System.currentTimeMillis() + timeoutMillis;
-      while (System.currentTimeMillis() < end) {
-        if (lines.stream().anyMatch(l -> l.startsWith(prefix))) {
-          return true;
-        }
-        if (!process.isAlive() && lines.stream().noneMatch(l -> l.startsWith(prefix))) {
-          Thread.sleep(50);
-          return lines.stream().anyMatch(l -> l.startsWith(prefix));
-        }
-        Thread.sleep(20);
-      }
-      return false;
-    }
-
-    long committed() {
-      return lines.stream().filter(l -> l.startsWith("COMMITTED ")).count();
-    }
-  }
-
-  private Child start(String wal, String wait, long leaseMillis) throws Exception {
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    ProcessBuilder pb = new ProcessBuilder(java, "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xmx256m",
-        "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-cp", System.getProperty("java.class.path"),
-        CdcLeaseChild.class.getName(), dir.resolve("store").toString(), dir.resolve(wal).toString(), wait,
-        Long.toString(leaseMillis));
-    pb.redirectError(ProcessBuilder.Redirect.appendTo(dir.resolve("child-stderr.log").toFile()));
-    return new Child(pb.start());
+  private ChildJvm start(String wal, String wait) {
+    return ChildJvm.start(CdcLeaseChild.class, dir, dir.resolve("store").toString(), dir.resolve(wal).toString(), wait,
+        Long.toString(LEASE_MILLIS));
   }
 
   @Test
   void twoProcesses_twoLogDirectories_oneShard_neverBothCommit_takeOverAfterSigkill() throws Exception {
-    Child a = start("wal-a", "no-wait", 2_000);
-    Child b = null;
-    Child c = null;
-    try {
-      assertThat(a.await("COMMITTED ", 60_000)).as("first child commits").isTrue();
-      b = start("wal-b", "no-wait", 2_000);
-      assertThat(b.await("REFUSED ", 60_000)).as("second child refused").isTrue();
-      assertThat(b.lines.stream().filter(l -> l.startsWith("REFUSED ")).findFirst().orElseThrow())
-          .contains("Cannot open CDC pipeline: shard s of table cdc.events is held by another pipeline: ");
-      assertThat(b.process.waitFor(30, TimeUnit.SECONDS)).isTrue();
-      assertThat(b.committed()).isZero();
+    long committedByA;
+    long committedByC;
+    try (ChildJvm a = start("wal-a", "no-wait")) {
+      assertThat(a.await("COMMITTED ", MINUTE)).as("first child commits").isPresent();
+      try (ChildJvm b = start("wal-b", "no-wait")) {
+        assertThat(b.await("REFUSED ", MINUTE)).as("second child refused")
+            .hasValueSatisfying(l -> assertThat(l).contains(HELD));
+        assertThat(b.waitFor(Duration.ofSeconds(30))).as("second child ends").hasValue(0);
+        assertThat(b.count("COMMITTED ")).isZero();
+      }
 
-      c = start("wal-c", "wait", 2_000);
-      Thread.sleep(500); // c is waiting for the lease while a commits
-      assertThat(c.lines).doesNotContain("OPEN");
-      a.process.destroyForcibly(); // SIGKILL: a's lease is never released
-      assertThat(a.process.waitFor(30, TimeUnit.SECONDS)).isTrue();
-      assertThat(c.await("COMMITTED ", 60_000)).as("third child takes the shard over after the lease expired").isTrue();
-      assertThat(c.lines).contains("OPEN");
-    } finally {
-      for (Child child : new Child[] {a, b, c}) {
-        if (child != null) {
-          child.process.destroyForcibly();
-          child.process.waitFor(30, TimeUnit.SECONDS);
-        }
+      try (ChildJvm c = start("wal-c", "wait")) {
+        // c was refused while a holds the shard, and now waits for its clock to move
+        assertThat(c.await("WAITING ", MINUTE)).as("third child refused while the first commits")
+            .hasValueSatisfying(l -> assertThat(l).contains(HELD));
+        assertThat(c.lines()).doesNotContain("OPEN");
+        a.kill(); // SIGKILL: a's lease is never released
+        committedByA = a.count("COMMITTED ");
+        // a renewed its lease at the latest when it died: a lease and more later, it has expired
+        c.send("ADVANCE " + 2 * LEASE_MILLIS);
+        assertThat(c.await("COMMITTED ", MINUTE)).as("third child takes the shard over after the lease expired")
+            .isPresent();
+        assertThat(c.lines()).contains("OPEN");
+        c.kill();
+        committedByC = c.count("COMMITTED ");
       }
     }
     try (FeatureStore store = FeatureStore.openLocal(dir.resolve("store"))) {
       List<Long> seqs = CdcTestSupport.sequences(store, LOG);
       assertThat(new HashSet<>(seqs)).as("no sequence committed twice").hasSameSizeAs(seqs);
-      assertThat(seqs).hasSizeGreaterThanOrEqualTo((int) (a.committed() + c.committed()));
+      assertThat(seqs).hasSizeGreaterThanOrEqualTo((int) (committedByA + committedByC));
     }
   }
 }

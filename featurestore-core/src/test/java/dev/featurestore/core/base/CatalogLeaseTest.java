@@ -8,39 +8,18 @@ import dev.featurestore.FeatureStore;
 import dev.featurestore.FeatureStoreConfig;
 import dev.featurestore.InvalidArgumentException;
 import dev.featurestore.InvalidStateException;
+import dev.featurestore.core.testing.HandClock;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneOffset;
 import java.util.Properties;
 import java.util.UUID;
-import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class CatalogLeaseTest {
   @TempDir Path dir;
-
-  /** A clock the test moves by hand. */
-  private static final class HandClock extends Clock {
-    final AtomicLong millis = new AtomicLong(1_000_000);
-
-    @Override
-    public ZoneOffset getZone() {
-      return ZoneOffset.UTC;
-    }
-
-    @Override
-    public Clock withZone(java.time.ZoneId zone) {
-      return this;
-    }
-
-    @Override
-    public Instant instant() {
-      return Instant.ofEpochMilli(millis.get());
-    }
-  }
 
   private CatalogLease lease(HandClock clock) {
     return new CatalogLease("jdbc:sqlite:" + dir.resolve("catalog.db"), new Properties(), clock);
@@ -48,7 +27,7 @@ class CatalogLeaseTest {
 
   @Test
   void oneOwnerAtATime_takeOverAfterExpiry_fencesTheOldHolder() {
-    HandClock clock = new HandClock();
+    HandClock clock = HandClock.at(Instant.ofEpochMilli(1_000_000));
     oneOwnerAtATime(lease(clock), clock, "");
   }
 
@@ -64,7 +43,7 @@ class CatalogLeaseTest {
     Properties props = new Properties();
     props.setProperty("user", System.getenv("FEATURESTORE_TEST_POSTGRES_USER"));
     props.setProperty("password", System.getenv("FEATURESTORE_TEST_POSTGRES_PASSWORD"));
-    HandClock clock = new HandClock();
+    HandClock clock = HandClock.at(Instant.ofEpochMilli(1_000_000));
     oneOwnerAtATime(new CatalogLease(url, props, clock), clock, "t" + UUID.randomUUID() + "/");
   }
 
@@ -116,12 +95,12 @@ class CatalogLeaseTest {
     assertThatThrownBy(() -> leases.acquire(s1, "b", Duration.ofSeconds(10)))
         .isInstanceOf(InvalidStateException.class)
         .hasMessage("Cannot acquire lease " + s1 + ": held by a until " + Instant.ofEpochMilli(1_010_000) + ": " + s1);
-    clock.millis.addAndGet(5_000);
+    clock.advance(Duration.ofMillis(5_000));
     a = leases.renew(a, Duration.ofSeconds(10));
-    clock.millis.addAndGet(9_000); // 14 s: still within the renewed lease
+    clock.advance(Duration.ofMillis(9_000)); // 14 s: still within the renewed lease
     assertThatThrownBy(() -> leases.acquire(s1, "b", Duration.ofSeconds(10))).isInstanceOf(InvalidStateException.class);
 
-    clock.millis.addAndGet(2_000); // expired
+    clock.advance(Duration.ofMillis(2_000)); // expired
     CatalogLease.Grant b = leases.acquire(s1, "b", Duration.ofSeconds(10));
     assertThat(b.token()).isEqualTo(2);
     CatalogLease.Grant stale = a;
@@ -140,7 +119,7 @@ class CatalogLeaseTest {
 
   @Test
   void durationMustBePositive() {
-    assertThatThrownBy(() -> lease(new HandClock()).acquire("x", "a", Duration.ZERO))
+    assertThatThrownBy(() -> lease(HandClock.at(Instant.ofEpochMilli(1_000_000))).acquire("x", "a", Duration.ZERO))
         .isInstanceOf(InvalidArgumentException.class).hasMessage("Cannot acquire lease: duration must be positive: PT0S");
   }
 

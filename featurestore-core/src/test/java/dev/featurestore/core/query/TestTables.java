@@ -171,12 +171,15 @@ public final class TestTables {
     return byPartition;
   }
 
-  /** Pauses so consecutive commits get distinct millisecond timestamps. */
+  /**
+   * Waits until the wall clock (which stamps Iceberg snapshots) is at least 2 ms past the
+   * millisecond of the call: a commit after it is stamped at least 2 ms after every commit before
+   * it, so a time taken between them, or 1 ms after the earlier one, selects the earlier snapshot.
+   */
   public static void tick() {
-    try {
-      Thread.sleep(15);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
+    long until = System.currentTimeMillis() + 2;
+    while (System.currentTimeMillis() < until) {
+      Thread.onSpinWait(); // at most 2 ms
     }
   }
 }

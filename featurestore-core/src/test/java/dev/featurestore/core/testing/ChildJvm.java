@@ -12,14 +12,15 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
 /**
  * A child JVM on the test class path, for tests that kill a process with SIGKILL or race two
  * processes. Its standard output is read line by line on a thread ({@link #await}); its standard
  * error is appended to {@code child-stderr.log} in the log directory; {@link #send} writes a line
- * to its standard input. {@link #close()} kills it if it is still running.
+ * to its standard input. After {@link #kill()} or a {@link #waitFor} that saw the end,
+ * {@link #lines()} holds every line the child printed. {@link #close()} kills it if it is still
+ * running.
  *
  * <pre>{@code
  * try (ChildJvm child = ChildJvm.start(MyChild.class, dir, "arg")) {
@@ -30,19 +31,29 @@ import java.util.concurrent.TimeUnit;
  */
 public final class ChildJvm implements AutoCloseable {
   private final Process process;
-  private final List<String> lines = new CopyOnWriteArrayList<>();
+  private final List<String> lines = new ArrayList<>(); // guarded by itself; notified on each line and at the end
+  private boolean ended; // guarded by lines: the child's output is closed and read to its end
+  private final Thread reader;
   private final Writer stdin;
 
   private ChildJvm(Process process) {
     this.process = process;
     this.stdin = new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8);
-    Thread reader = new Thread(() -> {
+    this.reader = new Thread(() -> {
       try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
         for (String line; (line = r.readLine()) != null; ) {
-          lines.add(line);
+          synchronized (lines) {
+            lines.add(line);
+            lines.notifyAll();
+          }
         }
       } catch (IOException e) {
         // the child died
+      } finally {
+        synchronized (lines) {
+          ended = true;
+          lines.notifyAll();
+        }
       }
     }, "child-jvm-stdout");
     reader.setDaemon(true);
@@ -68,38 +79,58 @@ public final class ChildJvm implements AutoCloseable {
 
   /** Every line the child printed so far. */
   public List<String> lines() {
-    return List.copyOf(lines);
+    synchronized (lines) {
+      return List.copyOf(lines);
+    }
+  }
+
+  /** How many lines the child printed so far start with {@code prefix}. */
+  public long count(String prefix) {
+    return lines().stream().filter(l -> l.startsWith(prefix)).count();
   }
 
   /**
    * The first line, from the {@code from}-th line on, starting with {@code prefix}: waits for it
-   * until {@code timeout} or the child's end.
+   * until {@code timeout} or the end of the child's output.
    */
   public Optional<String> await(String prefix, int from, Duration timeout) throws InterruptedException {
-    long end = System.nanoTime() + timeout.toNanos();
-    boolean ended = false;
-    while (true) {
-      List<String> seen = lines;
-      for (int i = from; i < seen.size(); i++) {
-        if (seen.get(i).startsWith(prefix)) {
-          return Optional.of(seen.get(i));
-        }
-      }
-      if (ended || System.nanoTime() > end) {
-        return Optional.empty();
-      }
-      if (!process.isAlive()) {
-        ended = true; // one more look: the reader may still be adding its last lines
-        Thread.sleep(100);
-      } else {
-        Thread.sleep(10);
-      }
-    }
+    return awaitNth(prefix, from, 1, timeout);
   }
 
   /** As {@link #await(String, int, Duration)} from the first line. */
   public Optional<String> await(String prefix, Duration timeout) throws InterruptedException {
     return await(prefix, 0, timeout);
+  }
+
+  /**
+   * The {@code n}-th line (from 1) starting with {@code prefix}: waits for it until
+   * {@code timeout} or the end of the child's output.
+   */
+  public Optional<String> awaitNth(String prefix, int n, Duration timeout) throws InterruptedException {
+    return awaitNth(prefix, 0, n, timeout);
+  }
+
+  private Optional<String> awaitNth(String prefix, int from, int n, Duration timeout) throws InterruptedException {
+    if (n < 1) {
+      throw new IllegalArgumentException("Cannot await line: n must be at least 1: " + n);
+    }
+    long end = System.nanoTime() + timeout.toNanos();
+    synchronized (lines) {
+      int seen = 0;
+      int next = from;
+      while (true) {
+        for (; next < lines.size(); next++) {
+          if (lines.get(next).startsWith(prefix) && ++seen == n) {
+            return Optional.of(lines.get(next));
+          }
+        }
+        long left = end - System.nanoTime();
+        if (ended || left <= 0) {
+          return Optional.empty();
+        }
+        TimeUnit.NANOSECONDS.timedWait(lines, left);
+      }
+    }
   }
 
   /** Writes {@code line} to the child's standard input. */
@@ -109,17 +140,33 @@ public final class ChildJvm implements AutoCloseable {
     stdin.flush();
   }
 
-  /** Kills the child with SIGKILL (on Linux) and waits for it to end. */
+  /** Kills the child with SIGKILL (on Linux), waits for it to end and reads the rest of its output. */
   public void kill() throws InterruptedException {
     process.destroyForcibly();
     if (!process.waitFor(30, TimeUnit.SECONDS)) {
       throw new IllegalStateException("Cannot kill child JVM: still running after 30 s: " + process.pid());
     }
+    drain();
   }
 
-  /** Waits for the child to end by itself; its exit code, or empty on timeout. */
+  /**
+   * Waits for the child to end by itself and reads the rest of its output; its exit code, or
+   * empty on timeout.
+   */
   public Optional<Integer> waitFor(Duration timeout) throws InterruptedException {
-    return process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS) ? Optional.of(process.exitValue()) : Optional.empty();
+    if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+      return Optional.empty();
+    }
+    drain();
+    return Optional.of(process.exitValue());
+  }
+
+  /** The child ended: its output closes, so the reader reaches the end of it. */
+  private void drain() throws InterruptedException {
+    reader.join(TimeUnit.SECONDS.toMillis(30));
+    if (reader.isAlive()) {
+      throw new IllegalStateException("Cannot read the output of child JVM: still open 30 s after its end: " + process.pid());
+    }
   }
 
   @Override
