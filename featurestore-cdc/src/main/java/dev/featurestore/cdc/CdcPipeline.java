@@ -342,9 +342,8 @@ public final class CdcPipeline implements AutoCloseable {
     /** Letters, digits, {@code _ . -}; default {@code 0}. Sequence ids and marks are per shard. */
     public Builder shardId(String shardId) {
       InvalidArgumentException.requireNonNull(shardId, "build CDC pipeline", "shardId");
-      if (!SHARD.matcher(shardId).matches()) {
-        throw new InvalidArgumentException("Cannot set CDC shard id: only letters, digits, _ . - allowed: " + shardId);
-      }
+      InvalidArgumentException.check(SHARD.matcher(shardId).matches(),
+          "Cannot set CDC shard id: only letters, digits, _ . - allowed: %s", shardId);
       this.shardId = shardId;
       return this;
     }
