@@ -321,7 +321,7 @@ public final class CdcPipeline implements AutoCloseable {
     private int maxTypedColumns = 1_000;
     private Duration leaseDuration = DEFAULT_LEASE;
     private Hooks hooks = Hooks.NONE;
-    private Clock leaseClock = Clock.systemUTC();
+    private Clock leaseClock; // null: the store's clock
 
     private Builder(FeatureStore store) {
       this.store = InvalidArgumentException.requireNonNull(store, "build CDC pipeline", "store");
@@ -474,7 +474,7 @@ public final class CdcPipeline implements AutoCloseable {
       return this;
     }
 
-    /** Test seam: the clock the shard lease is granted and expires by; default the system clock. */
+    /** Test seam: the clock the shard lease is granted and expires by; default the store's clock (FeatureStoreConfig.clock). */
     Builder leaseClock(Clock clock) {
       this.leaseClock = requireNonNull(clock, "clock is null");
       return this;

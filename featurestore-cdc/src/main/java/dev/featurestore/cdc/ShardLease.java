@@ -70,7 +70,8 @@ final class ShardLease implements AutoCloseable {
     if (s.currentState() != null) {
       tables.add(s.currentState());
     }
-    Optional<CatalogLease> leases = CatalogLease.forStore(s.store().config(), s.leaseClock());
+    Optional<CatalogLease> leases = CatalogLease.forStore(s.store().config(),
+        s.leaseClock() != null ? s.leaseClock() : s.store().config().clock());
     if (leases.isEmpty()) {
       throw new InvalidArgumentException("Cannot build CDC pipeline: the store's catalog ("
           + s.store().config().catalogKind() + ") has no database for a shard lease; call withoutShardLease() if"
