@@ -89,6 +89,15 @@ public final class EntryPointWalk {
     });
   }
 
+  /** A one-byte file in {@code dir}: an existing path for calls that refuse one. */
+  public static java.nio.file.Path existingFile(java.nio.file.Path dir) {
+    try {
+      return java.nio.file.Files.write(java.nio.file.Files.createTempFile(dir, "exists", ".parquet"), new byte[] {1});
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
   static Throwable thrown(String name, Executable call) {
     try {
       call.execute();

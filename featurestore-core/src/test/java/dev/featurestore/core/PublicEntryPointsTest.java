@@ -265,7 +265,7 @@ class PublicEntryPointsTest {
         result.iterator();
       }
     }));
-    rows.add(onTable("export to existing file", AlreadyExistsException.class, t -> t.query().exportParquet(existingFile())));
+    rows.add(onTable("export to existing file", AlreadyExistsException.class, t -> t.query().exportParquet(EntryPointWalk.existingFile(root))));
     rows.add(onTable("export to bucket on local store", t -> t.query().exportToBucket("slice")));
     rows.add(onTable("explain pruning missing snapshot", t -> t.explainPruning(Expressions.alwaysTrue(), 12345)));
     rows.add(onTable("explain pruning unknown column", t -> t.explainPruning(Expressions.equal("nope", 1))));
@@ -498,14 +498,6 @@ class PublicEntryPointsTest {
     rows.add(nul("objects.stage null content type", () -> objects.stage("x.csv").contentType(null)));
     rows.add(nul("objects.stage null metadata value", () -> objects.stage("x.csv").metadata("a", null)));
     return rows;
-  }
-
-  static Path existingFile() {
-    try {
-      return Files.write(Files.createTempFile(root, "exists", ".parquet"), new byte[] {1});
-    } catch (java.io.IOException e) {
-      throw new java.io.UncheckedIOException(e);
-    }
   }
 
   @TestFactory

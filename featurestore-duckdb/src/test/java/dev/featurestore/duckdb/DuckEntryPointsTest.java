@@ -89,7 +89,7 @@ class DuckEntryPointsTest {
     rows.add(bad("unknown column", () -> sql.query("SELECT * FROM ev").table("ev", events.query().select("nope")).execute().close()));
     rows.add(bad("filter on a column of the wrong type", () -> sql.query("SELECT * FROM ev")
         .table("ev", events.query().filter(Expressions.equal("id", "abc"))).execute().close()));
-    rows.add(bad("export to existing file", AlreadyExistsException.class, () -> sql.query("SELECT 1 AS a").exportParquet(existing())));
+    rows.add(bad("export to existing file", AlreadyExistsException.class, () -> sql.query("SELECT 1 AS a").exportParquet(EntryPointWalk.existingFile(dir))));
     rows.add(bad("export to bucket bad name", InvalidArgumentException.class, () -> sql.query("SELECT 1 AS a").exportToBucket("../x")));
     rows.add(bad("export to bucket folder", InvalidArgumentException.class, () -> sql.query("SELECT 1 AS a").exportToBucket("dir/")));
     rows.add(bad("export to bucket on local store", ValidationException.class,
@@ -130,14 +130,6 @@ class DuckEntryPointsTest {
       closed.query("SELECT 1").execute().close();
     }));
     return rows;
-  }
-
-  static Path existing() {
-    try {
-      return Files.write(Files.createTempFile(dir, "exists", ".parquet"), new byte[] {1});
-    } catch (java.io.IOException e) {
-      throw new java.io.UncheckedIOException(e);
-    }
   }
 
   @TestFactory
