@@ -14,6 +14,8 @@ import java.util.zip.CRC32;
 final class WalRecordCodec {
   /** Bytes before the payload: length and checksum. */
   static final int HEADER_BYTES = 8;
+  /** The shortest payload an entry encodes to: sequence, operation, accept time, five length fields. */
+  static final int MIN_PAYLOAD_BYTES = 8 + 1 + 8 + 4 * 5;
 
   private final CRC32 crc = new CRC32();
   /** Direct, so a write hands it to the kernel without a copy into a temporary direct buffer. */
@@ -30,7 +32,7 @@ final class WalRecordCodec {
     byte[] txn = e.transactionId().map(t -> t.getBytes(StandardCharsets.UTF_8)).orElse(null);
     byte[] before = logged.beforeJson == null ? null : logged.beforeJson.getBytes(StandardCharsets.UTF_8);
     byte[] after = logged.afterJson == null ? null : logged.afterJson.getBytes(StandardCharsets.UTF_8);
-    int payload = 8 + 1 + 8 + 4 * 5 + collection.length + docId.length + len(txn) + len(before) + len(after);
+    int payload = MIN_PAYLOAD_BYTES + collection.length + docId.length + len(txn) + len(before) + len(after);
     if (buffer.capacity() < payload + HEADER_BYTES) {
       buffer = ByteBuffer.allocateDirect(Math.max(payload + HEADER_BYTES, buffer.capacity() * 2));
     }
@@ -64,6 +66,10 @@ final class WalRecordCodec {
     int length = all.getInt(pos);
     if (length < 0 || length > remaining - HEADER_BYTES) {
       return "torn record of " + length + " bytes";
+    }
+    if (length < MIN_PAYLOAD_BYTES) {
+      // eight zero bytes would frame an empty payload with a matching CRC-32 (0): never a record
+      return "record too short for an entry: " + length + " bytes";
     }
     CRC32 check = new CRC32();
     check.update(all.duplicate().position(pos + HEADER_BYTES).limit(pos + HEADER_BYTES + length));
