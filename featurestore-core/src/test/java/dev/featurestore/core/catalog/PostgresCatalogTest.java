@@ -10,17 +10,15 @@ import dev.featurestore.QueryResult;
 import dev.featurestore.Row;
 import dev.featurestore.SnapshotInfo;
 import dev.featurestore.TableDefinition;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
+import dev.featurestore.core.testing.ChildJvm;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.TimeUnit;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.BeforeEach;
@@ -96,30 +94,26 @@ class PostgresCatalogTest {
     }
 
     long startAt = System.currentTimeMillis() + 4_000; // both JVMs are up by then; commits overlap
-    List<Process> writers = new ArrayList<>();
-    for (int w = 0; w < WRITERS; w++) {
-      ProcessBuilder pb = new ProcessBuilder(
-          Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-          "-Xmx256m", "-XX:TieredStopAtLevel=1",
-          "-cp", System.getProperty("java.class.path"),
-          PostgresWriter.class.getName(),
-          table, warehouse.toString(), Integer.toString(w), Integer.toString(COMMITS_PER_WRITER),
-          Integer.toString(ROWS_PER_COMMIT), Long.toString(startAt));
-      pb.redirectErrorStream(true);
-      writers.add(pb.start());
-    }
+    List<ChildJvm> writers = new ArrayList<>();
     List<String> committed = new ArrayList<>();
     long attempts = 0;
-    for (Process writer : writers) {
-      List<String> output = new ArrayList<>();
-      try (BufferedReader out = new BufferedReader(new InputStreamReader(writer.getInputStream(), StandardCharsets.UTF_8))) {
-        out.lines().forEach(output::add);
+    try {
+      for (int w = 0; w < WRITERS; w++) {
+        writers.add(ChildJvm.start(PostgresWriter.class, dir, table, warehouse.toString(), Integer.toString(w),
+            Integer.toString(COMMITS_PER_WRITER), Integer.toString(ROWS_PER_COMMIT), Long.toString(startAt)));
       }
-      assertThat(writer.waitFor(120, TimeUnit.SECONDS)).isTrue();
-      assertThat(writer.exitValue()).as("writer output: %s", output).isZero();
-      output.stream().filter(l -> l.startsWith("COMMITTED ")).forEach(committed::add);
-      attempts += output.stream().filter(l -> l.startsWith("ATTEMPTS "))
-          .mapToLong(l -> Long.parseLong(l.substring("ATTEMPTS ".length()).trim())).sum();
+      for (ChildJvm writer : writers) {
+        assertThat(writer.waitFor(Duration.ofSeconds(120)))
+            .as("writer output: %s (stderr in %s)", writer.lines(), dir.resolve("child-stderr.log")).contains(0);
+        List<String> output = writer.lines();
+        output.stream().filter(l -> l.startsWith("COMMITTED ")).forEach(committed::add);
+        attempts += output.stream().filter(l -> l.startsWith("ATTEMPTS "))
+            .mapToLong(l -> Long.parseLong(l.substring("ATTEMPTS ".length()).trim())).sum();
+      }
+    } finally {
+      for (ChildJvm writer : writers) {
+        writer.close();
+      }
     }
     int commits = WRITERS * COMMITS_PER_WRITER;
     assertThat(committed).hasSize(commits);
