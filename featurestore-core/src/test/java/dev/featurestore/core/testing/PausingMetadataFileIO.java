@@ -1,5 +1,6 @@
 package dev.featurestore.core.testing;
 
+import dev.featurestore.core.storage.ForwardingPositionOutputStream;
 import dev.featurestore.core.storage.LocalFileIO;
 import java.io.IOException;
 import java.util.Map;
@@ -75,25 +76,10 @@ public final class PausingMetadataFileIO implements SupportsPrefixOperations {
       if (empty) {
         pause(delegate.location()); // the file exists, nothing written yet
       }
-      return new PositionOutputStream() {
-        @Override
-        public long getPos() throws IOException {
-          return out.getPos();
-        }
-
-        @Override
-        public void write(int b) throws IOException {
-          out.write(b);
-        }
-
-        @Override
-        public void write(byte[] b, int off, int len) throws IOException {
-          out.write(b, off, len);
-        }
-
+      return new ForwardingPositionOutputStream(out) {
         @Override
         public void close() throws IOException {
-          out.close();
+          super.close();
           pause(delegate.location());
         }
       };
