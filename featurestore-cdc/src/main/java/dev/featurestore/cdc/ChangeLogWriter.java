@@ -3,6 +3,7 @@ package dev.featurestore.cdc;
 import dev.featurestore.InvalidArgumentException;
 import dev.featurestore.InvalidStateException;
 import dev.featurestore.core.base.CommitMarks;
+import dev.featurestore.core.base.CommitPhases;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.LocalDateTime;
@@ -146,7 +147,7 @@ final class ChangeLogWriter implements TableWriter {
       // the retry (stale for the other shards), while the property update is re-applied to the new
       // base, so the property stays true after expiry removes the snapshots that held the marks.
       Transaction txn = table.newTransaction();
-      AppendFiles append = commitMark.mark(txn.newFastAppend());
+      AppendFiles append = commitMark.mark(CommitPhases.forTable(table, txn.newFastAppend()));
       files.forEach(append::appendFile);
       CdcTables.carryMarks(table, append::set);
       append.set(CdcTables.markKey(shard), Long.toString(lastSeq));

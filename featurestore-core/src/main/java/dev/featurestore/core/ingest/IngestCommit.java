@@ -4,6 +4,7 @@ import dev.featurestore.CommitConflictException;
 import dev.featurestore.NotFoundException;
 import dev.featurestore.ValidationException;
 import dev.featurestore.core.base.CommitMarks;
+import dev.featurestore.core.base.CommitPhases;
 import dev.featurestore.core.base.Errors;
 import dev.featurestore.core.base.TableHandle;
 import java.util.Collections;
@@ -71,14 +72,14 @@ final class IngestCommit {
       }
     }
     if (!evolution.changed()) {
-      AppendFiles append = current.newAppend();
+      AppendFiles append = CommitPhases.forTable(current, current.newAppend());
       files.forEach(append::appendFile);
       summarize(append).commit();
     } else {
       // schema change and append: one transaction, one catalog commit
       Transaction transaction = current.newTransaction();
       evolution.commitTo(transaction.updateSchema(), transaction.table());
-      AppendFiles append = transaction.newAppend();
+      AppendFiles append = CommitPhases.forTable(current, transaction.newAppend());
       files.forEach(append::appendFile);
       summarize(append).commit();
       transaction.commitTransaction();
