@@ -155,10 +155,10 @@ final class CdcBenchmarks {
             Snapshot s = table.currentSnapshot();
             return s == null || s.summary().get(key) == null ? 0 : Long.parseLong(s.summary().get(key));
           });
-          p50s[0] = percentile(lags, 50);
-          Harness.note("%s ours: p50=%.0f ms p99=%.0f ms max=%.0f ms entries=%d", FRESHNESS, p50s[0], percentile(lags, 99),
-              percentile(lags, 100), lags.length);
-          return percentile(lags, 99);
+          p50s[0] = Harness.percentile(lags, 50);
+          Harness.note("%s ours: p50=%.0f ms p99=%.0f ms max=%.0f ms entries=%d", FRESHNESS, p50s[0], Harness.percentile(lags, 99),
+              Harness.percentile(lags, 100), lags.length);
+          return Harness.percentile(lags, 99);
         }
       };
       Harness.Trial baseline = i -> {
@@ -220,10 +220,10 @@ final class CdcBenchmarks {
         });
         stop.set(true);
         appender.join();
-        p50s[1] = percentile(lags, 50);
-        Harness.note("%s baseline: p50=%.0f ms p99=%.0f ms max=%.0f ms entries=%d", FRESHNESS, p50s[1], percentile(lags, 99),
-            percentile(lags, 100), lags.length);
-        return percentile(lags, 99);
+        p50s[1] = Harness.percentile(lags, 50);
+        Harness.note("%s baseline: p50=%.0f ms p99=%.0f ms max=%.0f ms entries=%d", FRESHNESS, p50s[1], Harness.percentile(lags, 99),
+            Harness.percentile(lags, 100), lags.length);
+        return Harness.percentile(lags, 99);
       };
       Harness.Medians medians = Harness.alternate(FRESHNESS, "ms", warmups, iterations, ours, baseline);
       Harness.result(FRESHNESS, medians, "ms");
@@ -285,13 +285,6 @@ final class CdcBenchmarks {
       lags[e - 1] = seen[e] == 0 ? Double.NaN : (seen[e] - created[e]) / 1e6;
     }
     return lags;
-  }
-
-  private static double percentile(double[] values, double p) {
-    double[] sorted = values.clone();
-    Arrays.sort(sorted);
-    int index = (int) Math.ceil(p / 100.0 * sorted.length) - 1;
-    return sorted[Math.max(0, Math.min(sorted.length - 1, index))];
   }
 
   // ---- upsert read

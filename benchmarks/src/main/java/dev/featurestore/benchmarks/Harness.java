@@ -127,6 +127,14 @@ final class Harness {
     return sorted.length % 2 == 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
   }
 
+  /** The nearest-rank {@code p}th percentile (0-100) of {@code values}. */
+  static double percentile(double[] values, double p) {
+    double[] sorted = values.clone();
+    Arrays.sort(sorted);
+    int index = (int) Math.ceil(p / 100.0 * sorted.length) - 1;
+    return sorted[Math.max(0, Math.min(sorted.length - 1, index))];
+  }
+
   static double median(long[] values) {
     return median(Arrays.stream(values).asDoubleStream().toArray());
   }

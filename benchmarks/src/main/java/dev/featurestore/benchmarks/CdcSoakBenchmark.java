@@ -1,0 +1,119 @@
+package dev.featurestore.benchmarks;
+
+import dev.featurestore.FeatureStore;
+import dev.featurestore.TableId;
+import dev.featurestore.cdc.CdcPipeline;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Random;
+import java.util.stream.Stream;
+
+/**
+ * {@code cdc-soak}: a stream as users run it, for many commits. A pipeline with a change log and
+ * a current state over {@code -Ddocs=} (1,000,000) documents, loaded first in 50k batches, then
+ * {@code -Dcommits=} (20,000) commits of {@code -Dupdates=} (100) random updates each, one
+ * {@code flush()} per commit, with the pipeline's default background maintenance. It times every
+ * flush (both tables committed) and compares the p99 of the last window of commits with the p99
+ * of the first (the window is 1,000 commits, or a tenth of the commits when fewer): ours = last
+ * p99, baseline = first p99, ratio = last / first (target <= 1.2). It also prints the p50s, the
+ * files under each table's directory at the end, the largest metadata.json, and the snapshots
+ * left, so growth is visible beside the latency.
+ */
+final class CdcSoakBenchmark {
+  static final String NAME = "cdc-soak";
+
+  private CdcSoakBenchmark() {}
+
+  static void run() throws Exception {
+    int docs = Harness.intSetting("docs", 1_000_000);
+    int commits = Harness.intSetting("commits", 20_000);
+    int updates = Harness.intSetting("updates", 100);
+    int window = Math.max(1, Math.min(1_000, commits / 10));
+    Harness.progress("%s: docs=%d commits=%d updates=%d window=%d", NAME, docs, commits, updates, window);
+    Path dir = Harness.tempDir(NAME);
+    TableId log = TableId.of("soak", "changes");
+    TableId state = TableId.of("soak", "current");
+    Random random = new Random(42);
+    double[] flushMs = new double[commits];
+    try (FeatureStore store = FeatureStore.openLocal(dir.resolve("store"));
+        CdcPipeline cdc = CdcPipeline.builder(store).changeLog(log).currentState(state).shardId("soak")
+            .writeAheadLog(dir.resolve("wal")).batchSize(Math.max(50_000, updates) + 1)
+            .flushInterval(Duration.ZERO).build()) {
+      long loadStart = System.nanoTime();
+      for (int i = 0; i < docs; i++) {
+        cdc.insert("users", Integer.toString(i), doc(i, 0));
+        if ((i + 1) % 50_000 == 0) {
+          cdc.flush();
+        }
+      }
+      cdc.flush();
+      double loadSeconds = Harness.elapsedNanos(loadStart) / 1e9;
+      Harness.note("%s load: %d documents in %.1f s (%.0f documents/s)", NAME, docs, loadSeconds, docs / loadSeconds);
+      long soakStart = System.nanoTime();
+      for (int c = 0; c < commits; c++) {
+        for (int u = 0; u < updates; u++) {
+          int id = random.nextInt(docs);
+          cdc.update("users", Integer.toString(id), doc(id, c + 1));
+        }
+        long start = System.nanoTime();
+        cdc.flush();
+        flushMs[c] = Harness.elapsedNanos(start) / 1e6;
+        if ((c + 1) % Math.max(1, commits / 20) == 0) {
+          Harness.progress("%s: %d/%d commits, last flush %.1f ms, %s", NAME, c + 1, commits, flushMs[c],
+              footprint(dir.resolve("store")));
+        }
+      }
+      double soakSeconds = Harness.elapsedNanos(soakStart) / 1e9;
+      double[] first = Arrays.copyOfRange(flushMs, 0, window);
+      double[] last = Arrays.copyOfRange(flushMs, commits - window, commits);
+      Harness.note("%s: %d commits in %.0f s; first %d: p50=%.1f ms p99=%.1f ms; last %d: p50=%.1f ms p99=%.1f ms",
+          NAME, commits, soakSeconds, window, Harness.percentile(first, 50), Harness.percentile(first, 99), window,
+          Harness.percentile(last, 50), Harness.percentile(last, 99));
+      Harness.note("%s at the end: %s", NAME, footprint(dir.resolve("store")));
+      double ours = Harness.percentile(last, 99);
+      double baseline = Harness.percentile(first, 99);
+      Harness.result(NAME, new Harness.Medians(ours, baseline), "ms");
+    } finally {
+      Harness.deleteRecursively(dir);
+    }
+  }
+
+  private static Map<String, Object> doc(int id, int version) {
+    Map<String, Object> doc = new LinkedHashMap<>();
+    doc.put("id", id);
+    doc.put("name", "user-" + id);
+    doc.put("score", id * 0.5 + version);
+    doc.put("version", version);
+    return doc;
+  }
+
+  /** Files under each table directory, the largest metadata.json, in one line. */
+  private static String footprint(Path root) throws IOException {
+    long dataFiles = 0;
+    long metadataFiles = 0;
+    long largestMetadataJson = 0;
+    try (Stream<Path> paths = Files.walk(root)) {
+      for (Path p : (Iterable<Path>) paths.filter(Files::isRegularFile)::iterator) {
+        String name = p.getFileName().toString();
+        String parent = p.getParent().getFileName().toString();
+        if (name.endsWith(".metadata.json")) {
+          largestMetadataJson = Math.max(largestMetadataJson, Files.size(p));
+        }
+        if (p.toString().contains("/soak") || p.toString().contains("soak.db")) {
+          if (parent.equals("metadata") || p.toString().contains("/metadata/")) {
+            metadataFiles++;
+          } else if (p.toString().contains("/data/")) {
+            dataFiles++;
+          }
+        }
+      }
+    }
+    return "files under the tables: " + dataFiles + " data + " + metadataFiles + " metadata, largest metadata.json "
+        + largestMetadataJson + " bytes";
+  }
+}
