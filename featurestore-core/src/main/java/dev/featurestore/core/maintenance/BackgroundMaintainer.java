@@ -26,13 +26,13 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -63,8 +63,8 @@ final class BackgroundMaintainer implements BackgroundMaintenance {
   private final Set<BackgroundMaintenance> registry;
   private final ScheduledExecutorService executor;
   private final MaintenanceCounters counters;
-  // guarded by this (one check at a time)
-  private CatalogLease.Grant grant;
+  // written under this (one check at a time); read by status()
+  private volatile CatalogLease.Grant grant;
   private long propertiesSetForToken = -1;
   private Instant lastOrphanRemoval;
   private volatile boolean closed;
@@ -217,18 +217,18 @@ final class BackgroundMaintainer implements BackgroundMaintenance {
       return;
     }
     String versions = Integer.toString(policy.metadataVersionsToKeep());
-    handle.commitLocked(() -> {
-      Table table = handle.table();
-      if (!"true".equals(table.properties().get(TableProperties.METADATA_DELETE_AFTER_COMMIT_ENABLED))
-          || !versions.equals(table.properties().get(TableProperties.METADATA_PREVIOUS_VERSIONS_MAX))) {
-        fence();
-        table.updateProperties()
+    Map<String, String> properties = handle.translating("refresh table " + handle.id(), handle::refreshed).properties();
+    if (!"true".equals(properties.get(TableProperties.METADATA_DELETE_AFTER_COMMIT_ENABLED))
+        || !versions.equals(properties.get(TableProperties.METADATA_PREVIOUS_VERSIONS_MAX))) {
+      fence();
+      handle.commitLocked(() -> {
+        handle.table().updateProperties()
             .set(TableProperties.METADATA_DELETE_AFTER_COMMIT_ENABLED, "true")
             .set(TableProperties.METADATA_PREVIOUS_VERSIONS_MAX, versions)
             .commit();
-      }
-      return null;
-    });
+        return null;
+      });
+    }
     propertiesSetForToken = token;
   }
 

@@ -151,9 +151,17 @@ class BackgroundMaintenanceTest {
     FeatureStore first = open(null);
     FeatureTable events = TestTables.createEvents(first, false);
     FeatureStore second = open(null); // another store on the same catalog, as another process would be
+    leaseHandover(events, second.table(events.id()), clock);
+  }
+
+  /**
+   * Two maintainers of one table through two stores on one catalog database: one works, the other
+   * skips; the lease is taken over once its holder stops renewing, and taken at once when released.
+   */
+  static void leaseHandover(FeatureTable viaFirst, FeatureTable viaSecond, HandClock clock) {
     MaintenancePolicy policy = byHand().build();
-    BackgroundMaintainer a = (BackgroundMaintainer) events.maintenance().background(policy);
-    BackgroundMaintainer b = (BackgroundMaintainer) second.table(events.id()).maintenance().background(policy);
+    BackgroundMaintainer a = (BackgroundMaintainer) viaFirst.maintenance().background(policy);
+    BackgroundMaintainer b = (BackgroundMaintainer) viaSecond.maintenance().background(policy);
     try {
       MaintenanceRun aRun = a.check();
       assertThat(aRun.lease()).isEqualTo(Lease.ACQUIRED);
