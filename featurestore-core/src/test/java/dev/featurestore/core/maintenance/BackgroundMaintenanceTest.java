@@ -239,6 +239,27 @@ class BackgroundMaintenanceTest {
   }
 
   @Test
+  void maintenanceCommits_carryTheStreamMarksForward_soExpiringTheStreamsSnapshotsKeepsThem() {
+    FeatureTable events = TestTables.createEvents(open(null), false);
+    for (int i = 0; i < 4; i++) {
+      appendRows(events, i * 10, 10);
+    }
+    Table table = events.unwrap(Table.class);
+    table.refresh();
+    table.newAppend().set("featurestore.cdc.shard.s1.max-seq", "42").set("other.key", "x").commit(); // a stream's commit
+    events.refresh();
+
+    assertThat(events.maintenance().compact().execute().rewrittenDataFiles()).isEqualTo(4);
+    assertThat(events.maintenance().rewriteManifests().snapshotId()).isPresent();
+    events.maintenance().expireSnapshots().retainLast(1).execute();
+
+    table.refresh();
+    assertThat(table.snapshots()).hasSize(1);
+    assertThat(table.currentSnapshot().summary()).containsEntry("featurestore.cdc.shard.s1.max-seq", "42")
+        .doesNotContainKey("other.key");
+  }
+
+  @Test
   void policy_badBackgroundSettings_areRefused() {
     assertThatThrownBy(() -> MaintenancePolicy.builder().checkEvery(Duration.ZERO))
         .isInstanceOf(InvalidArgumentException.class)
