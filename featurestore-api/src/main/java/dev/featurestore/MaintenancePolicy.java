@@ -23,6 +23,10 @@ public final class MaintenancePolicy {
   private final Duration maxSnapshotAge;
   private final boolean removeOrphans;
   private final Duration orphanSafetyWindow;
+  private final Duration checkEvery;
+  private final Duration removeOrphansEvery;
+  private final int metadataVersionsToKeep;
+  private final Duration leaseDuration;
 
   private MaintenancePolicy(Builder b) {
     this.smallFileThreshold = b.smallFileThreshold;
@@ -33,11 +37,27 @@ public final class MaintenancePolicy {
     this.maxSnapshotAge = b.maxSnapshotAge;
     this.removeOrphans = b.removeOrphans;
     this.orphanSafetyWindow = b.orphanSafetyWindow;
+    this.checkEvery = b.checkEvery;
+    this.removeOrphansEvery = b.removeOrphansEvery;
+    this.metadataVersionsToKeep = b.metadataVersionsToKeep;
+    this.leaseDuration = b.leaseDuration;
   }
 
   /** The defaults: compact at 10 small files or 10 delete files, expire at 50 snapshots keeping 10 and 5 days, rewrite manifests at 50, remove orphans older than 3 hours. */
   public static MaintenancePolicy defaults() {
     return builder().build();
+  }
+
+  /**
+   * The defaults for a table a stream writes every second or so ({@code CdcPipeline}'s default,
+   * and a good start for {@link TableMaintenance#background}): as {@link #defaults()}, but expiry
+   * at 100 snapshots keeping the last 20 and those younger than 15 minutes (a 1 s flush makes
+   * 86,400 snapshots a day; five days of them would make every commit rewrite a metadata.json of
+   * hundreds of MB), compaction at 20 small files.
+   */
+  public static MaintenancePolicy streaming() {
+    return builder().expireWhenSnapshotsAtLeast(100).retainLastSnapshots(20).maxSnapshotAge(Duration.ofMinutes(15))
+        .compactWhenSmallFilesAtLeast(20).build();
   }
 
   public static Builder builder() {
@@ -54,6 +74,10 @@ public final class MaintenancePolicy {
     b.maxSnapshotAge = maxSnapshotAge;
     b.removeOrphans = removeOrphans;
     b.orphanSafetyWindow = orphanSafetyWindow;
+    b.checkEvery = checkEvery;
+    b.removeOrphansEvery = removeOrphansEvery;
+    b.metadataVersionsToKeep = metadataVersionsToKeep;
+    b.leaseDuration = leaseDuration;
     return b;
   }
 
@@ -97,12 +121,47 @@ public final class MaintenancePolicy {
     return orphanSafetyWindow;
   }
 
+  /** Background maintenance: how often it looks at the table (and renews its lease); default 30 s. */
+  public Duration checkEvery() {
+    return checkEvery;
+  }
+
+  /**
+   * Background maintenance: how often it removes orphan files (when {@link #removeOrphans()}), at
+   * the first check it holds the lease and then at this interval; default 6 hours. Listing a
+   * table's files costs more than the other checks, and a crash leaves orphans rarely.
+   */
+  public Duration removeOrphansEvery() {
+    return removeOrphansEvery;
+  }
+
+  /**
+   * Background maintenance sets {@code write.metadata.delete-after-commit.enabled=true} and
+   * {@code write.metadata.previous-versions-max} to this on the tables it maintains, so old
+   * metadata.json files are deleted by the commits themselves; default 20.
+   */
+  public int metadataVersionsToKeep() {
+    return metadataVersionsToKeep;
+  }
+
+  /**
+   * Background maintenance: how long its lease (one maintainer per table across processes) lasts
+   * without renewal; default 5 minutes. It is renewed at every check and before every step, so it
+   * must be longer than {@link #checkEvery()} and than the longest step; a holder that dies is
+   * taken over by another process once it expired.
+   */
+  public Duration leaseDuration() {
+    return leaseDuration;
+  }
+
   @Override
   public String toString() {
     return "MaintenancePolicy{smallFiles>=" + smallFileThreshold + ", deleteFiles>=" + deleteFileThreshold
         + ", snapshots>=" + snapshotThreshold + ", manifests>=" + manifestThreshold
         + ", retainLast=" + retainLastSnapshots + ", maxSnapshotAge=" + maxSnapshotAge
-        + ", removeOrphans=" + removeOrphans + ", orphanSafetyWindow=" + orphanSafetyWindow + "}";
+        + ", removeOrphans=" + removeOrphans + ", orphanSafetyWindow=" + orphanSafetyWindow
+        + ", checkEvery=" + checkEvery + ", removeOrphansEvery=" + removeOrphansEvery
+        + ", metadataVersionsToKeep=" + metadataVersionsToKeep + ", leaseDuration=" + leaseDuration + "}";
   }
 
   /** Builds a {@link MaintenancePolicy}; each setter checks its value. Not thread-safe. */
@@ -115,8 +174,45 @@ public final class MaintenancePolicy {
     private Duration maxSnapshotAge = Duration.ofDays(5);
     private boolean removeOrphans = true;
     private Duration orphanSafetyWindow = OrphanFileRemoval.DEFAULT_SAFETY_WINDOW;
+    private Duration checkEvery = Duration.ofSeconds(30);
+    private Duration removeOrphansEvery = Duration.ofHours(6);
+    private int metadataVersionsToKeep = 20;
+    private Duration leaseDuration = Duration.ofMinutes(5);
 
     private Builder() {}
+
+    /** See {@link MaintenancePolicy#checkEvery()}; at least 1 ms. */
+    public Builder checkEvery(Duration interval) {
+      this.checkEvery = positive("set maintenance check interval", "interval", interval);
+      return this;
+    }
+
+    /** See {@link MaintenancePolicy#removeOrphansEvery()}; at least 1 ms. */
+    public Builder removeOrphansEvery(Duration interval) {
+      this.removeOrphansEvery = positive("set orphan removal interval", "interval", interval);
+      return this;
+    }
+
+    /** See {@link MaintenancePolicy#metadataVersionsToKeep()}; at least 1. */
+    public Builder metadataVersionsToKeep(int count) {
+      this.metadataVersionsToKeep = atLeastOne("metadata versions to keep", count);
+      return this;
+    }
+
+    /** See {@link MaintenancePolicy#leaseDuration()}; at least 100 ms. */
+    public Builder leaseDuration(Duration duration) {
+      InvalidArgumentException.requireNonNull(duration, "set maintenance lease", "duration");
+      InvalidArgumentException.check(duration.toMillis() >= 100,
+          "Cannot set maintenance lease: shorter than 100 ms: %s", duration);
+      this.leaseDuration = duration;
+      return this;
+    }
+
+    private static Duration positive(String verb, String name, Duration value) {
+      InvalidArgumentException.requireNonNull(value, verb, name);
+      InvalidArgumentException.check(value.toMillis() >= 1, "Cannot %s: must be at least 1 ms: %s", verb, value);
+      return value;
+    }
 
     public Builder compactWhenSmallFilesAtLeast(int count) {
       this.smallFileThreshold = atLeastOne("small-file threshold", count);
@@ -167,7 +263,14 @@ public final class MaintenancePolicy {
       return this;
     }
 
+    /**
+     * @throws InvalidArgumentException {@code Cannot build maintenance policy: lease duration not
+     *     above the check interval: PT30S <= PT1M} (the lease would lapse between checks)
+     */
     public MaintenancePolicy build() {
+      InvalidArgumentException.check(leaseDuration.compareTo(checkEvery) > 0,
+          "Cannot build maintenance policy: lease duration not above the check interval: %s <= %s",
+          leaseDuration, checkEvery);
       return new MaintenancePolicy(this);
     }
 

@@ -27,4 +27,10 @@ public interface MetricsListener {
 
   /** Called once for every commit that landed (ingest, schema-changing ingest, compaction, ...). */
   default void onCommit(CommitMetrics commit) {}
+
+  /**
+   * Called after every check of a {@link BackgroundMaintenance} (on its thread): what it did, what
+   * happened to its lease, or why it failed.
+   */
+  default void onMaintenance(MaintenanceRun run) {}
 }

@@ -43,4 +43,15 @@ public interface TableMaintenance {
    * why. Nothing runs until {@link MaintenancePlan#run(MaintenanceListener)}.
    */
   MaintenancePlan plan(MaintenancePolicy policy);
+
+  /**
+   * Starts maintaining this table in the background with {@code policy}, on a daemon thread of its
+   * own, until the returned handle or the store is closed (see {@link BackgroundMaintenance}: one
+   * maintainer per table across processes, writers win every conflict). The first check runs
+   * after {@link MaintenancePolicy#checkEvery()}. It also sets the table's metadata retention
+   * ({@link MaintenancePolicy#metadataVersionsToKeep()}).
+   *
+   * @throws InvalidArgumentException if {@code policy} is null
+   */
+  BackgroundMaintenance background(MaintenancePolicy policy);
 }

@@ -2,22 +2,20 @@ package dev.featurestore.cdc;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.featurestore.BackgroundMaintenanceStatus;
 import dev.featurestore.FeatureStore;
 import dev.featurestore.InvalidArgumentException;
 import dev.featurestore.InvalidStateException;
+import dev.featurestore.MaintenancePolicy;
 import dev.featurestore.TableId;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
-import org.apache.iceberg.Table;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Streams document changes (insert, update, delete with before and after images) into Iceberg
@@ -64,7 +62,6 @@ import org.slf4j.LoggerFactory;
  * be open in one pipeline only (a lease in the catalog database, see {@link Builder#shardLease}).
  */
 public final class CdcPipeline implements AutoCloseable {
-  private static final Logger LOG = LoggerFactory.getLogger(CdcPipeline.class);
   private static final Duration DEFAULT_LEASE = Duration.ofSeconds(30);
   private static final Pattern SHARD = Pattern.compile("[A-Za-z0-9_.-]{1,100}");
 
@@ -75,40 +72,17 @@ public final class CdcPipeline implements AutoCloseable {
   private final EntryAcceptor acceptor;
   private final Flusher flusher;
   private final ShardLease lease;
+  private final StreamMaintenance maintenance;
 
   private CdcPipeline(CdcSettings s) {
     this.settings = s;
     this.shard = s.shard();
-    WriteAheadLog wal = new WriteAheadLog(s.walDirectory(), shard, s.fsync(), s.hooks());
-    ShardLease lease = ShardLease.NONE;
-    try {
-      lease = ShardLease.acquire(s);
-      Hooks hooks = lease.fencing(s.hooks());
-      PendingFiles pending = new PendingFiles(wal.directory(), s.fsync());
-      CdcTables.Writers targets = CdcTables.writers(s, hooks, pending);
-      List<TableWriter> writers = targets.all();
-      pending.clean(writers); // files a killed batch may have left
-      Recovery recovery = Recovery.load(s, wal, writers);
-      metrics.skippedWalRecords.set(wal.skippedRecords());
-      metrics.recovered(recovery.replay().size());
-      this.committer = new BatchCommitter(s, writers, recovery.marks(), metrics);
-      this.acceptor = new EntryAcceptor(s, wal, metrics, committer::minCommitted, recovery.replay(), recovery.nextSeq());
-      s.hooks().at("recovery.loaded");
-      for (TableWriter writer : writers) {
-        try {
-          writer.warmUp();
-        } catch (RuntimeException | LinkageError e) {
-          LOG.debug("CDC shard {}: warming up the write path failed: {}", shard, e.toString());
-        }
-      }
-      this.lease = lease;
-      WriteAhead writeAhead = targets.changeLogOnly() == null ? null : new WriteAhead(targets.changeLogOnly(), shard);
-      this.flusher = new Flusher(s, acceptor, committer, writeAhead);
-    } catch (RuntimeException e) {
-      lease.close();
-      wal.close();
-      throw e;
-    }
+    PipelineParts parts = PipelineParts.open(s, metrics);
+    this.lease = parts.lease();
+    this.committer = parts.committer();
+    this.acceptor = parts.acceptor();
+    this.flusher = parts.flusher();
+    this.maintenance = parts.maintenance();
     flusher.start();
   }
 
@@ -263,13 +237,19 @@ public final class CdcPipeline implements AutoCloseable {
     return metrics.snapshot(acceptor.pending(), committer.minCommitted());
   }
 
+  /** What the background maintenance of each target table did (see {@link Builder#maintenance}); empty when off. */
+  public List<BackgroundMaintenanceStatus> maintenance() {
+    return maintenance.statuses();
+  }
+
   /** Write-ahead log segments on disk (for tests and tuning). */
   int walSegments() {
     return acceptor.walSegments();
   }
 
   /**
-   * Flushes what is pending, stops the background flusher and closes the log. If the final flush
+   * Flushes what is pending, stops the background flusher and the tables' background maintenance
+   * (waiting for a running step), and closes the log. If the final flush
    * fails, the pipeline still closes (the entries stay in the log for the next open) and the
    * failure is thrown. Safe to call twice.
    */
@@ -286,6 +266,7 @@ public final class CdcPipeline implements AutoCloseable {
     }
     acceptor.markClosed();
     flusher.stop();
+    maintenance.close();
     lease.close();
     if (failure != null) {
       throw failure;
@@ -322,6 +303,8 @@ public final class CdcPipeline implements AutoCloseable {
     private Duration leaseDuration = DEFAULT_LEASE;
     private Hooks hooks = Hooks.NONE;
     private Clock leaseClock; // null: the store's clock
+    private MaintenancePolicy maintenance = MaintenancePolicy.streaming();
+    private boolean maintenanceExplicit;
 
     private Builder(FeatureStore store) {
       this.store = InvalidArgumentException.requireNonNull(store, "build CDC pipeline", "store");
@@ -469,6 +452,23 @@ public final class CdcPipeline implements AutoCloseable {
       return this;
     }
 
+    /**
+     * Maintains the target tables in the background while the pipeline runs (see
+     * {@link dev.featurestore.BackgroundMaintenance}); default {@link MaintenancePolicy#streaming()}
+     * on catalogs with a database for its lease (SQLite, JDBC), on others only when set here.
+     */
+    public Builder maintenance(MaintenancePolicy policy) {
+      this.maintenance = InvalidArgumentException.requireNonNull(policy, "build CDC pipeline", "policy");
+      this.maintenanceExplicit = true;
+      return this;
+    }
+
+    /** No background maintenance: the caller expires and compacts the tables some other way. */
+    public Builder withoutMaintenance() {
+      this.maintenance = null;
+      return this;
+    }
+
     Builder hooks(Hooks hooks) {
       this.hooks = requireNonNull(hooks, "hooks is null");
       return this;
@@ -493,7 +493,7 @@ public final class CdcPipeline implements AutoCloseable {
     public CdcPipeline build() {
       return new CdcPipeline(new CdcSettings(store, changeLog, currentState, shardId, batchSize, flushInterval,
           compression, walDirectory, fsync, commitRetries, retryBackoff, backpressure, maxPending, evolveSchema, buckets,
-          walRecovery, maxTypedColumns, leaseDuration, leaseClock, hooks));
+          walRecovery, maxTypedColumns, leaseDuration, leaseClock, maintenance, maintenanceExplicit, hooks));
     }
   }
 }

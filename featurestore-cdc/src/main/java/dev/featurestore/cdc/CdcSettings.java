@@ -2,12 +2,15 @@ package dev.featurestore.cdc;
 
 import dev.featurestore.FeatureStore;
 import dev.featurestore.InvalidArgumentException;
+import dev.featurestore.MaintenancePolicy;
 import dev.featurestore.TableId;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 
 /**
+ * ({@code maintenance}: the background maintenance policy of the target tables, null for none;
+ * {@code maintenanceExplicit}: set by the caller rather than the default.)
  * The immutable settings of one pipeline, built and checked by {@link CdcPipeline.Builder#build()};
  * the pipeline and its parts read only this, never the mutable builder.
  */
@@ -15,7 +18,8 @@ record CdcSettings(
     FeatureStore store, TableId changeLog, TableId currentState, String shard, int batchSize, Duration flushInterval,
     CdcCompression compression, Path walDirectory, FsyncPolicy fsync, int commitRetries, Duration retryBackoff,
     Backpressure backpressure, long maxPending, boolean evolveSchema, int buckets, WalRecovery walRecovery,
-    int maxTypedColumns, Duration leaseDuration, Clock leaseClock, Hooks hooks) {
+    int maxTypedColumns, Duration leaseDuration, Clock leaseClock, MaintenancePolicy maintenance,
+    boolean maintenanceExplicit, Hooks hooks) {
 
   /** Checks the combination (each setting alone is checked where the builder sets it). */
   CdcSettings {

@@ -80,6 +80,8 @@ final class DefaultFeatureStore implements FeatureStore {
   private final Deque<AutoCloseable> owned = new ArrayDeque<>();
   private final Map<TableId, ReentrantLock> commitLocks = new ConcurrentHashMap<>();
   private final AtomicBoolean closed = new AtomicBoolean(false);
+  /** Background maintenance started through this store's tables and still running: stopped first on close. */
+  private final java.util.Set<dev.featurestore.BackgroundMaintenance> background = ConcurrentHashMap.newKeySet();
 
   private DefaultFeatureStore(FeatureStoreConfig config, Catalog catalog, FileIO io, ExecutorService workers) {
     this.config = config;
@@ -387,7 +389,7 @@ final class DefaultFeatureStore implements FeatureStore {
   private FeatureTable wrap(TableId id, Table loaded) {
     Table table = withMetricsListener(id, loaded);
     ReentrantLock lock = commitLocks.computeIfAbsent(id, k -> new ReentrantLock());
-    return new DefaultFeatureTable(new TableHandle(id, table, table.io(), lock, config, workers));
+    return new DefaultFeatureTable(new TableHandle(id, table, table.io(), lock, config, workers), background);
   }
 
   /**
@@ -419,6 +421,9 @@ final class DefaultFeatureStore implements FeatureStore {
   public void close() {
     if (closed.compareAndSet(false, true)) {
       LOG.debug("Closing feature store: {}", config);
+      for (dev.featurestore.BackgroundMaintenance running : List.copyOf(background)) {
+        running.close(); // before the catalog and FileIO it uses; waits for a running step
+      }
       closeAll(owned);
       try {
         workers.awaitTermination(5, TimeUnit.SECONDS);

@@ -40,9 +40,12 @@ import org.apache.iceberg.HasTableOperations;
 /** A table of the store: a thin facade that hands each concern to its own package. */
 final class DefaultFeatureTable implements FeatureTable {
   private final TableHandle handle;
+  private final java.util.Set<dev.featurestore.BackgroundMaintenance> background;
 
-  DefaultFeatureTable(TableHandle handle) {
+  /** {@code background}: the store's running background maintenance, closed with the store. */
+  DefaultFeatureTable(TableHandle handle, java.util.Set<dev.featurestore.BackgroundMaintenance> background) {
     this.handle = handle;
+    this.background = background;
   }
 
   @Override
@@ -102,7 +105,7 @@ final class DefaultFeatureTable implements FeatureTable {
 
   @Override
   public TableMaintenance maintenance() {
-    return new Maintenance(handle);
+    return new Maintenance(handle, background);
   }
 
   @Override

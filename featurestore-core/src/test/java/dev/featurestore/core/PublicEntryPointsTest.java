@@ -170,6 +170,16 @@ class PublicEntryPointsTest {
         () -> MaintenancePolicy.builder().maxSnapshotAge(Duration.ofSeconds(-1))));
     rows.add(bad("policy orphan window 10s", InvalidArgumentException.class,
         () -> MaintenancePolicy.builder().orphanSafetyWindow(Duration.ofSeconds(10))));
+    rows.add(bad("policy check every 0", InvalidArgumentException.class,
+        () -> MaintenancePolicy.builder().checkEvery(Duration.ZERO)));
+    rows.add(bad("policy orphans every 0", InvalidArgumentException.class,
+        () -> MaintenancePolicy.builder().removeOrphansEvery(Duration.ZERO)));
+    rows.add(bad("policy metadata versions 0", InvalidArgumentException.class,
+        () -> MaintenancePolicy.builder().metadataVersionsToKeep(0)));
+    rows.add(bad("policy lease 50ms", InvalidArgumentException.class,
+        () -> MaintenancePolicy.builder().leaseDuration(Duration.ofMillis(50))));
+    rows.add(bad("policy lease not above check", InvalidArgumentException.class,
+        () -> MaintenancePolicy.builder().checkEvery(Duration.ofMinutes(5)).build()));
     rows.add(bad("list page size 0", InvalidArgumentException.class, () -> ListOptions.prefix("").pageSize(0)));
     rows.add(bad("list page size 1001", InvalidArgumentException.class, () -> ListOptions.prefix("").pageSize(1001)));
     rows.add(bad("list empty delimiter", InvalidArgumentException.class, () -> ListOptions.prefix("").delimiter("")));
@@ -408,6 +418,9 @@ class PublicEntryPointsTest {
     rows.add(nul("bloom merge null", () -> BloomFilter.ofSize(32).merge(null)));
     rows.add(nul("policy null age", () -> MaintenancePolicy.builder().maxSnapshotAge(null)));
     rows.add(nul("policy null orphan window", () -> MaintenancePolicy.builder().orphanSafetyWindow(null)));
+    rows.add(nul("policy null check every", () -> MaintenancePolicy.builder().checkEvery(null)));
+    rows.add(nul("policy null orphans every", () -> MaintenancePolicy.builder().removeOrphansEvery(null)));
+    rows.add(nul("policy null lease", () -> MaintenancePolicy.builder().leaseDuration(null)));
     rows.add(nul("list options null prefix", () -> ListOptions.prefix(null)));
     rows.add(nul("list options null delimiter", () -> ListOptions.prefix("a/").delimiter(null)));
     rows.add(nul("read version null ref", () -> ReadVersion.ref(null)));
@@ -448,6 +461,7 @@ class PublicEntryPointsTest {
     rows.add(onNull("lookup latestBy null", t -> t.lookup("id").latestBy(null)));
     rows.add(onNull("lookup asOf null", t -> t.lookup("id").asOf(null)));
     rows.add(onNull("maintenance plan null", t -> t.maintenance().plan(null)));
+    rows.add(onNull("maintenance background null", t -> t.maintenance().background(null)));
     rows.add(onNull("expire older than null", t -> t.maintenance().expireSnapshots().olderThan(null)));
     rows.add(onNull("orphans older than null", t -> t.maintenance().removeOrphanFiles().olderThan(null)));
     rows.add(onNull("compact filter null", t -> t.maintenance().compact().filter(null)));

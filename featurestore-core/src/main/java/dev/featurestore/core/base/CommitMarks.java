@@ -14,6 +14,14 @@ public final class CommitMarks {
   /** Snapshot summary key holding the random id of the operation that made the snapshot. */
   public static final String COMMIT_ID_PROPERTY = "featurestore.commit.id";
 
+  /**
+   * Snapshot summary keys under this prefix are the stream high-water marks of CDC shards
+   * ({@code featurestore.cdc.shard.<shard>.max-seq}); a commit that is not a stream's own (a
+   * compaction, a manifest rewrite) carries them forward ({@link #carryStreamMarks}), so that
+   * expiring the stream's snapshots behind it never loses a mark.
+   */
+  public static final String STREAM_MARK_PREFIX = "featurestore.cdc.shard.";
+
   private final String id = UUID.randomUUID().toString();
   private final String key;
 
@@ -37,6 +45,18 @@ public final class CommitMarks {
 
   public String key() {
     return key;
+  }
+
+  /** Copies {@code base}'s stream marks (see {@link #STREAM_MARK_PREFIX}) onto {@code update}; {@code base} may be null. */
+  public static <T extends SnapshotUpdate<T>> T carryStreamMarks(Snapshot base, T update) {
+    if (base != null) {
+      base.summary().forEach((key, value) -> {
+        if (key.startsWith(STREAM_MARK_PREFIX)) {
+          update.set(key, value);
+        }
+      });
+    }
+    return update;
   }
 
   /** Sets the mark on a pending snapshot update. */

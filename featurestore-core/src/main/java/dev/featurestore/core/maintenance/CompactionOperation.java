@@ -337,7 +337,8 @@ final class CompactionOperation implements Compaction {
   private long commit(Table table, Snapshot start, List<Group> groups, List<DeleteFile> danglingDeletes,
       List<DataFile> written) {
     CommitMarks mark = CommitMarks.create();
-    RewriteFiles rewrite = mark.mark(table.newRewrite().validateFromSnapshot(start.snapshotId()));
+    RewriteFiles rewrite = CommitMarks.carryStreamMarks(table.currentSnapshot(),
+        mark.mark(table.newRewrite().validateFromSnapshot(start.snapshotId())));
     if (start.sequenceNumber() > 0) {
       rewrite.dataSequenceNumber(start.sequenceNumber());
     }

@@ -3,6 +3,7 @@ package dev.featurestore.core.maintenance;
 import dev.featurestore.InvalidArgumentException;
 import static java.util.Objects.requireNonNull;
 
+import dev.featurestore.BackgroundMaintenance;
 import dev.featurestore.Compaction;
 import dev.featurestore.MaintenancePlan;
 import dev.featurestore.MaintenancePolicy;
@@ -11,6 +12,8 @@ import dev.featurestore.RewriteManifestsResult;
 import dev.featurestore.SnapshotExpiry;
 import dev.featurestore.TableMaintenance;
 import dev.featurestore.core.base.TableHandle;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Table maintenance without Spark, on top of Iceberg's core operations ({@code ExpireSnapshots},
@@ -27,9 +30,20 @@ import dev.featurestore.core.base.TableHandle;
  */
 public final class Maintenance implements TableMaintenance {
   private final TableHandle handle;
+  private final Set<BackgroundMaintenance> running;
 
+  /** Maintenance of {@code handle}'s table; background maintenance is stopped by its handle only. */
   public Maintenance(TableHandle handle) {
+    this(handle, ConcurrentHashMap.newKeySet());
+  }
+
+  /**
+   * Maintenance of {@code handle}'s table; background maintenance started here stays in
+   * {@code running} until closed, so the store can close what is still running when it closes.
+   */
+  public Maintenance(TableHandle handle, Set<BackgroundMaintenance> running) {
     this.handle = requireNonNull(handle, "handle is null");
+    this.running = requireNonNull(running, "running is null");
   }
 
   @Override
@@ -56,6 +70,12 @@ public final class Maintenance implements TableMaintenance {
   public MaintenancePlan plan(MaintenancePolicy policy) {
     InvalidArgumentException.requireNonNull(policy, "plan maintenance", "policy");
     return PlannedMaintenance.plan(this, handle, policy);
+  }
+
+  @Override
+  public BackgroundMaintenance background(MaintenancePolicy policy) {
+    InvalidArgumentException.requireNonNull(policy, "start background maintenance", "policy");
+    return BackgroundMaintainer.start(this, handle, policy, running);
   }
 
   @Override

@@ -1,6 +1,7 @@
 package dev.featurestore.core.maintenance;
 
 import dev.featurestore.RewriteManifestsResult;
+import dev.featurestore.core.base.CommitMarks;
 import dev.featurestore.core.base.TableHandle;
 import java.util.OptionalLong;
 import org.apache.iceberg.Snapshot;
@@ -24,7 +25,7 @@ final class ManifestRewrite {
       if (manifestsBefore <= 1) {
         return new RewriteManifestsResult(OptionalLong.empty(), manifestsBefore, manifestsBefore);
       }
-      table.rewriteManifests().clusterBy(file -> file.specId()).commit();
+      CommitMarks.carryStreamMarks(before, table.rewriteManifests().clusterBy(file -> file.specId())).commit();
       table.refresh();
       Snapshot after = table.currentSnapshot();
       return new RewriteManifestsResult(

@@ -46,6 +46,12 @@ final class PlannedMaintenance implements MaintenancePlan {
   private final java.time.Clock clock;
   private MaintenanceListener listener = progress -> {};
   private boolean used = false;
+  // what the steps finished so far did: the report, also after a later step failed (background maintenance counts it)
+  private Optional<CompactionResult> compaction = Optional.empty();
+  private Optional<RewriteManifestsResult> manifests = Optional.empty();
+  private Optional<ExpireResult> expiry = Optional.empty();
+  private Optional<OrphanFilesResult> orphans = Optional.empty();
+  private long started;
 
   private PlannedMaintenance(Maintenance maintenance, MaintenancePolicy policy, List<MaintenanceStep> steps,
       String table, java.time.Clock clock) {
@@ -57,6 +63,16 @@ final class PlannedMaintenance implements MaintenancePlan {
   }
 
   static PlannedMaintenance plan(Maintenance maintenance, TableHandle handle, MaintenancePolicy policy) {
+    return plan(maintenance, handle, policy, false);
+  }
+
+  /**
+   * With {@code onlyUseful}, for background maintenance that checks every few seconds: expiry only
+   * when some snapshot would actually go (a threshold met by young snapshots would recompute
+   * reachability at every check for nothing), and no orphan removal (it has its own interval).
+   */
+  static PlannedMaintenance plan(Maintenance maintenance, TableHandle handle, MaintenancePolicy policy,
+      boolean onlyUseful) {
     return handle.translating("plan maintenance of table " + handle.id(), () -> {
       Table table = handle.refreshed();
       List<MaintenanceStep> steps = new ArrayList<>();
@@ -96,15 +112,17 @@ final class PlannedMaintenance implements MaintenancePlan {
       for (Snapshot ignored : table.snapshots()) {
         snapshots++;
       }
-      if (snapshots >= policy.snapshotThreshold()) {
+      java.time.Clock clock = handle.config().clock();
+      if (snapshots >= policy.snapshotThreshold() && (!onlyUseful
+          || ExpiryCandidates.count(table, policy.retainLastSnapshots(), clock.instant().minus(policy.maxSnapshotAge())) > 0)) {
         steps.add(new MaintenanceStep(MaintenanceTask.EXPIRE_SNAPSHOTS, "snapshots: " + snapshots
             + " (threshold " + policy.snapshotThreshold() + ")"));
       }
-      if (policy.removeOrphans() && !steps.isEmpty()) {
+      if (!onlyUseful && policy.removeOrphans() && !steps.isEmpty()) {
         steps.add(new MaintenanceStep(MaintenanceTask.REMOVE_ORPHAN_FILES,
             "other steps ran: files older than " + policy.orphanSafetyWindow() + " that nothing references"));
       }
-      return new PlannedMaintenance(maintenance, policy, steps, handle.id().toString(), handle.config().clock());
+      return new PlannedMaintenance(maintenance, policy, steps, handle.id().toString(), clock);
     });
   }
 
@@ -131,11 +149,7 @@ final class PlannedMaintenance implements MaintenancePlan {
   public synchronized MaintenanceReport execute() {
     checkPending();
     used = true;
-    long start = System.nanoTime();
-    Optional<CompactionResult> compaction = Optional.empty();
-    Optional<RewriteManifestsResult> manifests = Optional.empty();
-    Optional<ExpireResult> expiry = Optional.empty();
-    Optional<OrphanFilesResult> orphans = Optional.empty();
+    started = System.nanoTime();
     int index = 0;
     for (MaintenanceStep step : steps) {
       index++;
@@ -175,7 +189,25 @@ final class PlannedMaintenance implements MaintenancePlan {
       }
       listener.onProgress(new MaintenanceProgress(step.task(), index, steps.size(), Status.FINISHED, message));
     }
-    return new MaintenanceReport(steps, compaction, manifests, expiry, orphans, Duration.ofNanos(System.nanoTime() - start));
+    return partialReport();
+  }
+
+  /** What the steps that finished did (all of them once {@link #execute()} returned). */
+  synchronized MaintenanceReport partialReport() {
+    List<MaintenanceStep> ran = new ArrayList<>();
+    for (MaintenanceStep step : steps) {
+      boolean done = switch (step.task()) {
+        case COMPACT -> compaction.isPresent();
+        case REWRITE_MANIFESTS -> manifests.isPresent();
+        case EXPIRE_SNAPSHOTS -> expiry.isPresent();
+        case REMOVE_ORPHAN_FILES -> orphans.isPresent();
+      };
+      if (done) {
+        ran.add(step);
+      }
+    }
+    long elapsed = used ? System.nanoTime() - started : 0;
+    return new MaintenanceReport(used ? ran : List.of(), compaction, manifests, expiry, orphans, Duration.ofNanos(elapsed));
   }
 
   @Override

@@ -1,0 +1,50 @@
+package dev.featurestore.cdc;
+
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Opening a pipeline, in order: the write-ahead log, the shard lease, the target tables and their
+ * writers, the files a killed batch left, recovery of the log above the tables' marks, the
+ * committer and acceptor, the write path's warm-up, the flusher (not started), and the tables'
+ * background maintenance. On a failure what was opened is closed again.
+ */
+record PipelineParts(ShardLease lease, BatchCommitter committer, EntryAcceptor acceptor, Flusher flusher,
+    StreamMaintenance maintenance) {
+  private static final Logger LOG = LoggerFactory.getLogger(CdcPipeline.class);
+
+  static PipelineParts open(CdcSettings s, PipelineMetrics metrics) {
+    WriteAheadLog wal = new WriteAheadLog(s.walDirectory(), s.shard(), s.fsync(), s.hooks());
+    ShardLease lease = ShardLease.NONE;
+    try {
+      lease = ShardLease.acquire(s);
+      Hooks hooks = lease.fencing(s.hooks());
+      PendingFiles pending = new PendingFiles(wal.directory(), s.fsync());
+      CdcTables.Writers targets = CdcTables.writers(s, hooks, pending);
+      List<TableWriter> writers = targets.all();
+      pending.clean(writers); // files a killed batch may have left
+      Recovery recovery = Recovery.load(s, wal, writers);
+      metrics.skippedWalRecords.set(wal.skippedRecords());
+      metrics.recovered(recovery.replay().size());
+      BatchCommitter committer = new BatchCommitter(s, writers, recovery.marks(), metrics);
+      EntryAcceptor acceptor = new EntryAcceptor(s, wal, metrics, committer::minCommitted, recovery.replay(),
+          recovery.nextSeq());
+      s.hooks().at("recovery.loaded");
+      for (TableWriter writer : writers) {
+        try {
+          writer.warmUp();
+        } catch (RuntimeException | LinkageError e) {
+          LOG.debug("CDC shard {}: warming up the write path failed: {}", s.shard(), e.toString());
+        }
+      }
+      WriteAhead writeAhead = targets.changeLogOnly() == null ? null : new WriteAhead(targets.changeLogOnly(), s.shard());
+      Flusher flusher = new Flusher(s, acceptor, committer, writeAhead);
+      return new PipelineParts(lease, committer, acceptor, flusher, StreamMaintenance.start(s));
+    } catch (RuntimeException e) {
+      lease.close();
+      wal.close();
+      throw e;
+    }
+  }
+}

@@ -1,0 +1,148 @@
+package dev.featurestore.cdc;
+
+import dev.featurestore.FeatureStore;
+import dev.featurestore.MaintenancePolicy;
+import dev.featurestore.MaintenanceRun;
+import dev.featurestore.MetricsListener;
+import dev.featurestore.core.storage.LocalFileIO;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.iceberg.io.FileIO;
+import org.apache.iceberg.io.InputFile;
+import org.apache.iceberg.io.OutputFile;
+
+/**
+ * A process streaming into both tables with eager background maintenance, for
+ * {@link CdcMaintenanceCrashTest}. Args: store root, log directory, shard, mode, batches.
+ * Prints {@code PID <pid>}, {@code ACK <seq>} for every accepted entry (entry {@code s} updates document
+ * {@code d<s % 40>}), {@code RUN <table> <token> <pid> <startMillis> <endMillis> <outcome>} for
+ * every maintenance check that ran holding the lease, and then, by mode:
+ * <ul>
+ *   <li>{@code compacting}: {@code PAUSED compacting} when a compaction's data files are written and
+ *       its commit's manifest list is about to be, and waits there for the SIGKILL;
+ *   <li>{@code expiring}: {@code PAUSED expiring} at expiry's first file deletion (after its commit), and waits
+ *       (compaction and manifest rewrite are off, so only expiry deletes);
+ *   <li>{@code lease}: {@code PAUSED lease} once it holds both tables' maintenance leases, and keeps writing;
+ *   <li>{@code race}: writes {@code batches} batches to the change log only, closes (releasing its lease) and
+ *       prints {@code DONE}.
+ * </ul>
+ */
+public final class CdcMaintenanceChild {
+  private CdcMaintenanceChild() {}
+
+  public static void main(String[] args) throws Exception {
+    Path root = Path.of(args[0]);
+    Path wal = Path.of(args[1]);
+    String shard = args[2];
+    String mode = args[3];
+    int batches = Integer.parseInt(args[4]);
+    long pid = ProcessHandle.current().pid();
+    print("PID " + pid);
+    PausingIO io = new PausingIO(mode);
+    FeatureStore store = FeatureStore.builder().root(root).fileIO(io).metricsListener(new MetricsListener() {
+      @Override
+      public void onMaintenance(MaintenanceRun run) {
+        boolean held = run.lease() == MaintenanceRun.Lease.ACQUIRED || run.lease() == MaintenanceRun.Lease.TAKEN_OVER
+            || run.lease() == MaintenanceRun.Lease.HELD;
+        if (held && run.outcome() != MaintenanceRun.Outcome.SKIPPED) {
+          long end = System.currentTimeMillis();
+          print("RUN " + run.table() + " " + run.leaseToken() + " " + pid + " " + (end - run.elapsed().toMillis() - 1)
+              + " " + end + " " + run.outcome());
+        }
+      }
+    }).build();
+    MaintenancePolicy.Builder policy = CdcMaintenanceTest.eager().toBuilder().leaseDuration(Duration.ofSeconds(30))
+        .maxSnapshotAge(Duration.ZERO);
+    if (mode.equals("expiring")) {
+      policy.compactWhenSmallFilesAtLeast(100_000).rewriteManifestsWhenAtLeast(100_000);
+    }
+    if (mode.equals("race")) {
+      policy.checkEvery(Duration.ofMillis(50)); // handed over when its holder closes
+    }
+    CdcPipeline.Builder builder = CdcPipeline.builder(store).changeLog(CdcTestSupport.LOG).shardId(shard)
+        .writeAheadLog(wal).flushInterval(Duration.ZERO).maintenance(policy.build()).commitRetries(20);
+    if (!mode.equals("race")) {
+      builder.currentState(CdcTestSupport.STATE); // two shards rewriting one current state would only race each other
+    }
+    CdcPipeline cdc = builder.build();
+    boolean leasePrinted = false;
+    for (int batch = 0; mode.equals("race") ? batch < batches : true; batch++) {
+      for (int j = 0; j < 10; j++) {
+        long next = cdc.lastAcceptedSequence() + 1;
+        long seq = cdc.update("users", "d" + (next % 40), Map.of("s", next));
+        print("ACK " + seq);
+      }
+      cdc.flush();
+      if (mode.equals("lease") && !leasePrinted && cdc.maintenance().stream().allMatch(s -> s.leaseHeld())
+          && batch > 20) {
+        print("PAUSED lease");
+        leasePrinted = true;
+      }
+    }
+    cdc.close();
+    store.close();
+    print("DONE");
+  }
+
+  static synchronized void print(String line) {
+    System.out.println(line);
+    System.out.flush();
+  }
+
+  /** The local FileIO, stopping the maintenance thread at the mode's point until the process is killed. */
+  static final class PausingIO implements FileIO {
+    private final LocalFileIO delegate = new LocalFileIO();
+    private final String mode;
+    private final AtomicBoolean compacting = new AtomicBoolean();
+
+    PausingIO(String mode) {
+      this.mode = mode;
+    }
+
+    private static boolean maintenanceThread() {
+      return Thread.currentThread().getName().startsWith("featurestore-maintenance-");
+    }
+
+    @Override
+    public InputFile newInputFile(String path) {
+      return delegate.newInputFile(path);
+    }
+
+    @Override
+    public InputFile newInputFile(String path, long length) {
+      return delegate.newInputFile(path, length);
+    }
+
+    @Override
+    public OutputFile newOutputFile(String path) {
+      if (mode.equals("compacting") && maintenanceThread()) {
+        if (path.contains("compact-")) {
+          compacting.set(true);
+        } else if (compacting.get() && path.contains("/metadata/snap-")) {
+          pause("compacting");
+        }
+      }
+      return delegate.newOutputFile(path);
+    }
+
+    @Override
+    public void deleteFile(String path) {
+      // expiry deletes on the store's worker threads; with compaction off nothing else deletes here
+      if (mode.equals("expiring") && !path.endsWith(".metadata.json")) {
+        pause("expiring");
+      }
+      delegate.deleteFile(path);
+    }
+
+    private static void pause(String point) {
+      print("PAUSED " + point);
+      try {
+        Thread.sleep(Long.MAX_VALUE); // the parent kills the process here
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+}
