@@ -209,9 +209,7 @@ public final class CdcPipeline implements AutoCloseable {
 
   // ---- state
 
-  public String shardId() {
-    return shard;
-  }
+  public String shardId() { return shard; }
 
   /** The modes this pipeline keeps. */
   public Set<CdcMode> modes() {
@@ -259,14 +257,10 @@ public final class CdcPipeline implements AutoCloseable {
     return committer.marks();
   }
 
-  public CdcMetrics metrics() {
-    return metrics.snapshot(acceptor.pending(), committer.minCommitted());
-  }
+  public CdcMetrics metrics() { return metrics.snapshot(acceptor.pending(), committer.minCommitted()); }
 
   /** Write-ahead log segments on disk (for tests and tuning). */
-  int walSegments() {
-    return acceptor.walSegments();
-  }
+  int walSegments() { return acceptor.walSegments(); }
 
   /**
    * Flushes what is pending, stops the background flusher and closes the log. If the final flush
@@ -317,6 +311,7 @@ public final class CdcPipeline implements AutoCloseable {
     private long maxPending = 100_000;
     private boolean evolveSchema = true;
     private int buckets = 16;
+    private CurrentStateLayout layout = CurrentStateLayout.MERGE_ON_READ;
     private WalRecovery walRecovery = WalRecovery.TOLERATE_TORN_TAIL;
     private int maxTypedColumns = 1_000;
     private Duration leaseDuration = DEFAULT_LEASE;
@@ -417,12 +412,18 @@ public final class CdcPipeline implements AutoCloseable {
       return this;
     }
 
-    /** Buckets on doc id for a new current-state table (the unit of copy-on-write); default 16. */
+    /** Buckets on doc id for a new copy-on-write current-state table (the unit of its rewrite); default 16. */
     public Builder currentStateBuckets(int buckets) {
       if (buckets < 1) {
         throw new InvalidArgumentException("Cannot set CDC current-state buckets: must be positive: " + buckets);
       }
       this.buckets = buckets;
+      return this;
+    }
+
+    /** Layout of a new current-state table (default MERGE_ON_READ); an existing table keeps its own. */
+    public Builder currentStateLayout(CurrentStateLayout layout) {
+      this.layout = InvalidArgumentException.requireNonNull(layout, "build CDC pipeline", "layout");
       return this;
     }
 
@@ -493,7 +494,7 @@ public final class CdcPipeline implements AutoCloseable {
     public CdcPipeline build() {
       return new CdcPipeline(new CdcSettings(store, changeLog, currentState, shardId, batchSize, flushInterval,
           compression, walDirectory, fsync, commitRetries, retryBackoff, backpressure, maxPending, evolveSchema, buckets,
-          walRecovery, maxTypedColumns, leaseDuration, leaseClock, hooks));
+          layout, walRecovery, maxTypedColumns, leaseDuration, leaseClock, hooks));
     }
   }
 }
