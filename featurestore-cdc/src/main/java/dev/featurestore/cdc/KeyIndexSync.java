@@ -16,6 +16,7 @@ import org.apache.iceberg.FileContent;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.SnapshotChanges;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.data.BaseDeleteLoader;
 import org.apache.iceberg.data.Record;
@@ -44,13 +45,16 @@ final class KeyIndexSync {
 
   private final Table table;
   private final String name;
+  private final Hooks hooks;
   private long rebuilds;
   private long catchUps;
   private long lastRebuildMillis = -1;
 
-  KeyIndexSync(Table table, String name) {
+  /** @param hooks told {@code key-index.rebuilt} and {@code key-index.caught-up} (tests count them) */
+  KeyIndexSync(Table table, String name, Hooks hooks) {
     this.table = table;
     this.name = name;
+    this.hooks = hooks;
   }
 
   long rebuilds() {
@@ -74,6 +78,7 @@ final class KeyIndexSync {
     try {
       if (index.isValid() && index.snapshotId() >= 0 && current != null && !index.full() && catchUp(index, current)) {
         catchUps++;
+        hooks.at("key-index.caught-up");
         return;
       }
       rebuild(index, current);
@@ -86,7 +91,7 @@ final class KeyIndexSync {
   private void rebuild(KeyIndex index, Snapshot current) {
     long start = System.nanoTime();
     if (current == null) {
-      index.reset(0, -1);
+      index.reset(0, -1); // an empty table: nothing to read
       return;
     }
     List<FileScanTask> tasks = new ArrayList<>();
@@ -118,6 +123,7 @@ final class KeyIndexSync {
     lastRebuildMillis = (System.nanoTime() - start) / 1_000_000;
     LOG.info("CDC current state {}: key index rebuilt at snapshot {}: {} keys in {} data files, {} ms", name,
         current.snapshotId(), index.size(), tasks.size(), lastRebuildMillis);
+    hooks.at("key-index.rebuilt");
   }
 
   /** Walks the snapshots after the index's; false when that is not possible (then the caller rebuilds). */
@@ -133,32 +139,35 @@ final class KeyIndexSync {
     }
     Collections.reverse(chain);
     // check first, change nothing until the walk is known to be possible
+    List<SnapshotChanges> changes = new ArrayList<>();
     for (Snapshot step : chain) {
-      for (DeleteFile delete : step.addedDeleteFiles(table.io())) {
+      SnapshotChanges change = SnapshotChanges.builderFor(table).snapshot(step).build();
+      changes.add(change);
+      for (DeleteFile delete : change.addedDeleteFiles()) {
         if (delete.content() != FileContent.POSITION_DELETES || ContentFileUtil.referencedDataFileLocation(delete) == null) {
           return false;
         }
       }
     }
     List<DataFile> added = new ArrayList<>();
-    for (Snapshot step : chain) {
-      for (DataFile removed : step.removedDataFiles(table.io())) {
+    for (SnapshotChanges step : changes) {
+      for (DataFile removed : step.removedDataFiles()) {
         index.removeFile(removed.location());
       }
-      for (DeleteFile removed : step.removedDeleteFiles(table.io())) {
+      for (DeleteFile removed : step.removedDeleteFiles()) {
         String referenced = ContentFileUtil.referencedDataFileLocation(removed);
         if (referenced != null) {
           index.removeDelete(referenced, removed);
         }
       }
-      for (DataFile file : step.addedDataFiles(table.io())) {
+      for (DataFile file : step.addedDataFiles()) {
         if (index.full()) {
           return false;
         }
         index.addFile(file);
         added.add(file);
       }
-      for (DeleteFile delete : step.addedDeleteFiles(table.io())) {
+      for (DeleteFile delete : step.addedDeleteFiles()) {
         index.addDelete(ContentFileUtil.referencedDataFileLocation(delete), delete);
       }
     }

@@ -52,7 +52,7 @@ final class MergeOnReadStateWriter implements TableWriter {
     this.maxTypedColumns = maxTypedColumns;
     this.hooks = hooks;
     this.pending = pending;
-    this.sync = new KeyIndexSync(table, name);
+    this.sync = new KeyIndexSync(table, name, hooks);
   }
 
   @Override
