@@ -35,6 +35,8 @@ import org.apache.iceberg.io.CloseableIterable;
  *       {@code -Dbatch=} (10,000) random updates per round, timed from {@code flush()} to its
  *       commit; baseline: the same number of rows of the same schema appended to a plain table
  *       with Iceberg's generic writer (one append). Unit: ms per batch, lower is better.
+ *       {@code -Dbuckets=N} makes the merge-on-read table bucketed on doc id (the experiment
+ *       behind the unpartitioned default).
  *   <li>{@code cdc-upsert-read}: a current state after {@code -Ddocs=} (1,000,000) inserts and
  *       {@code -Dupdates=} (100,000) random updates in 10k batches; full-scan time (median of
  *       {@code -Diterations=} 5 scans with {@code IcebergGenerics}, deletion vectors applied) vs
@@ -63,11 +65,18 @@ final class CdcUpsertBenchmarks {
     int batch = Harness.intSetting("batch", 10_000);
     int warmups = Harness.intSetting("warmups", 1);
     int iterations = Harness.intSetting("iterations", 5);
+    int buckets = Harness.intSetting("buckets", 0);
     CurrentStateLayout layout = layout();
-    Harness.progress("%s: docs=%d loadBatch=%d batch=%d layout=%s", UPSERT_WRITE, docs, loadBatch, batch, layout.value());
+    Harness.progress("%s: docs=%d loadBatch=%d batch=%d layout=%s buckets=%d", UPSERT_WRITE, docs, loadBatch, batch,
+        layout.value(), buckets);
     Path dir = Harness.tempDir(UPSERT_WRITE);
     try (FeatureStore store = FeatureStore.openLocal(dir.resolve("store"))) {
       TableId stateId = TableId.of("bench", "state");
+      if (buckets > 0 && layout == CurrentStateLayout.MERGE_ON_READ) {
+        // the spec experiment: a merge-on-read table bucketed on doc id (new tables are unpartitioned)
+        CdcPipeline.builder(store).currentState(stateId).shardId("create").writeAheadLog(dir.resolve("wal")).build().close();
+        store.table(stateId).evolvePartitionSpec().bucket("doc_id", buckets).commit();
+      }
       long loadStart = System.nanoTime();
       List<Double> loadMillis = new ArrayList<>();
       try (CdcPipeline load = CdcPipeline.builder(store).currentState(stateId).currentStateLayout(layout).shardId("load")
@@ -141,9 +150,15 @@ final class CdcUpsertBenchmarks {
           IcebergWriter.append(plain, rows.iterator());
           return Harness.elapsedNanos(start) / 1e6;
         };
+        long filesBefore = count(state);
         Harness.Medians medians = Harness.alternate(UPSERT_WRITE, "ms", warmups, iterations, ours, baseline);
         state.refresh();
-        Harness.note("%s: current state files=%d after the runs", UPSERT_WRITE, count(state));
+        int rounds = warmups + iterations;
+        org.apache.iceberg.Snapshot last = state.currentSnapshot();
+        Harness.note("%s: current state files=%d after the runs (%d before them); last commit added %s data files, %s delete files, %s bytes",
+            UPSERT_WRITE, count(state), filesBefore, last.summary().get("added-data-files"),
+            last.summary().get("added-delete-files"), last.summary().get("added-files-size"));
+        Harness.note("%s: %d update rounds", UPSERT_WRITE, rounds);
         Harness.result(UPSERT_WRITE, medians, "ms");
       }
     } finally {

@@ -328,7 +328,7 @@ public final class CdcPipeline implements AutoCloseable {
       return this;
     }
 
-    /** Keep the current state in this table (created if missing, bucketed by doc id). */
+    /** Keep the current state in this table (created if missing, in {@link #currentStateLayout}). */
     public Builder currentState(TableId table) {
       this.currentState = InvalidArgumentException.requireNonNull(table, "build CDC pipeline", "table");
       return this;
