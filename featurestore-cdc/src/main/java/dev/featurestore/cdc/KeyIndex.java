@@ -114,14 +114,6 @@ final class KeyIndex {
     return size;
   }
 
-  int liveFiles() {
-    int n = 0;
-    for (FileState f : files) {
-      n += f.file == null ? 0 : 1;
-    }
-    return n;
-  }
-
   // ---- files
 
   /** Registers a data file new to the index; returns its ordinal. */

@@ -46,27 +46,12 @@ final class KeyIndexSync {
   private final Table table;
   private final String name;
   private final Hooks hooks;
-  private long rebuilds;
-  private long catchUps;
-  private long lastRebuildMillis = -1;
 
   /** @param hooks told {@code key-index.rebuilt} and {@code key-index.caught-up} (tests count them) */
   KeyIndexSync(Table table, String name, Hooks hooks) {
     this.table = table;
     this.name = name;
     this.hooks = hooks;
-  }
-
-  long rebuilds() {
-    return rebuilds;
-  }
-
-  long catchUps() {
-    return catchUps;
-  }
-
-  long lastRebuildMillis() {
-    return lastRebuildMillis;
   }
 
   /** Brings {@code index} to {@code current} (null: the table has no snapshot). */
@@ -77,7 +62,6 @@ final class KeyIndexSync {
     }
     try {
       if (index.isValid() && index.snapshotId() >= 0 && current != null && !index.full() && catchUp(index, current)) {
-        catchUps++;
         hooks.at("key-index.caught-up");
         return;
       }
@@ -105,24 +89,22 @@ final class KeyIndexSync {
       throw new UncheckedIOException("Cannot index CDC current state " + name + ": " + e.getMessage(), e);
     }
     index.reset(rows, current.snapshotId());
-    List<int[]> ordinals = new ArrayList<>();
+    List<Integer> ordinals = new ArrayList<>();
     for (FileScanTask task : tasks) {
-      int ordinal = index.addFile(task.file());
+      ordinals.add(index.addFile(task.file()));
       for (DeleteFile delete : task.deletes()) {
         checkPositional(delete);
         index.addDelete(task.file().location(), delete);
       }
-      ordinals.add(new int[] {ordinal});
     }
     List<FileKeys> read = readAll(tasks.stream().map(FileScanTask::file).toList(), index);
     for (int i = 0; i < read.size(); i++) {
-      read.get(i).putInto(index, ordinals.get(i)[0]);
+      read.get(i).putInto(index, ordinals.get(i));
     }
     index.at(current.snapshotId());
-    rebuilds++;
-    lastRebuildMillis = (System.nanoTime() - start) / 1_000_000;
+    long millis = (System.nanoTime() - start) / 1_000_000;
     LOG.info("CDC current state {}: key index rebuilt at snapshot {}: {} keys in {} data files, {} ms", name,
-        current.snapshotId(), index.size(), tasks.size(), lastRebuildMillis);
+        current.snapshotId(), index.size(), tasks.size(), millis);
     hooks.at("key-index.rebuilt");
   }
 

@@ -70,14 +70,6 @@ final class MergeOnReadStateWriter implements TableWriter {
     return true;
   }
 
-  KeyIndex index() {
-    return index;
-  }
-
-  KeyIndexSync indexSync() {
-    return sync;
-  }
-
   @Override
   public Committed write(List<Logged> entries, long lastSeq, long commitMillis) {
     table.refresh();
