@@ -19,14 +19,11 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Random;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.data.GenericRecord;
-import org.apache.iceberg.data.IcebergGenerics;
 import org.apache.iceberg.data.Record;
-import org.apache.iceberg.io.CloseableIterable;
 
 /**
  * The CDC benchmarks.
@@ -41,21 +38,18 @@ import org.apache.iceberg.io.CloseableIterable;
  *       {@code -Dseconds=} (default 8), 1 s flush interval; a poller refreshes the table every
  *       20 ms and records when each entry's snapshot became current. Baseline: a thread that
  *       appends the buffered rows with the generic writer every 1 s. Unit: p99 ms (p50 as a note).
- *   <li>{@code cdc-upsert-read}: a current-state table after {@code -Ddocs=} (10,000) inserts and
- *       {@code -Dupdates=} (100,000) random updates in 10k batches; full-scan time (median of
- *       {@code -Diterations=} 5 scans with {@code IcebergGenerics}) vs the same final rows
- *       written once into a table of the same schema and partition spec.
  * </ul>
+ *
+ * The current-state benchmarks are in {@link CdcUpsertBenchmarks}.
  */
 final class CdcBenchmarks {
   static final String THROUGHPUT = "cdc-throughput";
   static final String FRESHNESS = "cdc-freshness";
-  static final String UPSERT_READ = "cdc-upsert-read";
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private CdcBenchmarks() {}
 
-  private static Map<String, Object> doc(long i) {
+  static Map<String, Object> doc(long i) {
     Map<String, Object> doc = new LinkedHashMap<>();
     doc.put("id", i);
     doc.put("name", "user-" + i);
@@ -285,86 +279,5 @@ final class CdcBenchmarks {
       lags[e - 1] = seen[e] == 0 ? Double.NaN : (seen[e] - created[e]) / 1e6;
     }
     return lags;
-  }
-
-  // ---- upsert read
-
-  static void upsertRead() throws Exception {
-    int docs = Harness.intSetting("docs", 10_000);
-    int updates = Harness.intSetting("updates", 100_000);
-    int iterations = Harness.intSetting("iterations", 5);
-    int warmups = Harness.intSetting("warmups", 1);
-    Harness.progress("%s: docs=%d updates=%d", UPSERT_READ, docs, updates);
-    Path dir = Harness.tempDir(UPSERT_READ);
-    try (FeatureStore store = FeatureStore.openLocal(dir.resolve("store"))) {
-      TableId stateId = TableId.of("bench", "state");
-      Random random = new Random(42);
-      long writeStart = System.nanoTime();
-      try (CdcPipeline cdc = CdcPipeline.builder(store).currentState(stateId).writeAheadLog(dir.resolve("wal"))
-          .batchSize(10_000).flushInterval(Duration.ZERO).build()) {
-        for (int d = 0; d < docs; d++) {
-          cdc.insert("users", Integer.toString(d), doc(d));
-        }
-        for (int u = 0; u < updates; u++) {
-          int d = random.nextInt(docs);
-          Map<String, Object> after = doc(d);
-          after.put("version", u);
-          cdc.update("users", Integer.toString(d), after);
-        }
-        cdc.flush();
-      }
-      double writeSeconds = Harness.elapsedNanos(writeStart) / 1e9;
-      Table state = store.table(stateId).unwrap(Table.class);
-      state.refresh();
-      List<Record> rows = scan(state);
-      Table once = store.createTable(TableDefinition.builder(TableId.of("bench", "once"), state.schema())
-          .partitionSpec(state.spec()).build()).unwrap(Table.class);
-      IcebergWriter.append(once, rows.iterator());
-      once.refresh();
-      Harness.note("%s: rows=%d state files=%d snapshots=%d once files=%d; wrote %d entries in %.1f s (%.0f entries/s)",
-          UPSERT_READ, rows.size(), count(state), size(state.snapshots()), count(once), docs + updates, writeSeconds,
-          (docs + updates) / writeSeconds);
-      Harness.Medians medians = Harness.alternate(UPSERT_READ, "ms", warmups, iterations,
-          i -> time(state, rows.size()), i -> time(once, rows.size()));
-      Harness.result(UPSERT_READ, medians, "ms");
-    } finally {
-      Harness.deleteRecursively(dir);
-    }
-  }
-
-  private static int size(Iterable<?> items) {
-    int n = 0;
-    for (Object ignored : items) {
-      n++;
-    }
-    return n;
-  }
-
-  private static long count(Table table) throws IOException {
-    try (var tasks = table.newScan().planFiles()) {
-      return size(tasks);
-    }
-  }
-
-  private static List<Record> scan(Table table) throws IOException {
-    List<Record> rows = new ArrayList<>();
-    try (CloseableIterable<Record> it = IcebergGenerics.read(table).build()) {
-      it.forEach(r -> rows.add(r.copy()));
-    }
-    return rows;
-  }
-
-  private static double time(Table table, int expected) throws IOException {
-    long start = System.nanoTime();
-    long n = 0;
-    try (CloseableIterable<Record> it = IcebergGenerics.read(table).build()) {
-      for (Record ignored : it) {
-        n++;
-      }
-    }
-    if (n != expected) {
-      throw new IllegalStateException("Cannot time scan: expected " + expected + " rows, read " + n);
-    }
-    return Harness.elapsedNanos(start) / 1e6;
   }
 }

@@ -4,6 +4,6 @@ package dev.featurestore.cdc;
 public enum CdcMode {
   /** Every entry appended, with its operation, sequence and before/after images. */
   CHANGE_LOG,
-  /** One row per (collection, doc id): updates replace it, deletes remove it (copy-on-write). */
+  /** One row per (collection, doc id): updates replace it, deletes remove it (see {@link CurrentStateLayout}). */
   CURRENT_STATE
 }

@@ -183,9 +183,7 @@ public final class CdcPipeline implements AutoCloseable {
 
   // ---- state
 
-  public String shardId() {
-    return shard;
-  }
+  public String shardId() { return shard; }
 
   /** The modes this pipeline keeps. */
   public Set<CdcMode> modes() {
@@ -233,9 +231,7 @@ public final class CdcPipeline implements AutoCloseable {
     return committer.marks();
   }
 
-  public CdcMetrics metrics() {
-    return metrics.snapshot(acceptor.pending(), committer.minCommitted());
-  }
+  public CdcMetrics metrics() { return metrics.snapshot(acceptor.pending(), committer.minCommitted()); }
 
   /** What the background maintenance of each target table did (see {@link Builder#maintenance}); empty when off. */
   public List<BackgroundMaintenanceStatus> maintenance() {
@@ -243,9 +239,7 @@ public final class CdcPipeline implements AutoCloseable {
   }
 
   /** Write-ahead log segments on disk (for tests and tuning). */
-  int walSegments() {
-    return acceptor.walSegments();
-  }
+  int walSegments() { return acceptor.walSegments(); }
 
   /**
    * Flushes what is pending, stops the background flusher and the tables' background maintenance
@@ -298,6 +292,7 @@ public final class CdcPipeline implements AutoCloseable {
     private long maxPending = 100_000;
     private boolean evolveSchema = true;
     private int buckets = 16;
+    private CurrentStateLayout layout = CurrentStateLayout.MERGE_ON_READ;
     private WalRecovery walRecovery = WalRecovery.TOLERATE_TORN_TAIL;
     private int maxTypedColumns = 1_000;
     private Duration leaseDuration = DEFAULT_LEASE;
@@ -316,7 +311,7 @@ public final class CdcPipeline implements AutoCloseable {
       return this;
     }
 
-    /** Keep the current state in this table (created if missing, bucketed by doc id). */
+    /** Keep the current state in this table (created if missing, in {@link #currentStateLayout}). */
     public Builder currentState(TableId table) {
       this.currentState = InvalidArgumentException.requireNonNull(table, "build CDC pipeline", "table");
       return this;
@@ -400,12 +395,18 @@ public final class CdcPipeline implements AutoCloseable {
       return this;
     }
 
-    /** Buckets on doc id for a new current-state table (the unit of copy-on-write); default 16. */
+    /** Buckets on doc id for a new copy-on-write current-state table (the unit of its rewrite); default 16. */
     public Builder currentStateBuckets(int buckets) {
       if (buckets < 1) {
         throw new InvalidArgumentException("Cannot set CDC current-state buckets: must be positive: " + buckets);
       }
       this.buckets = buckets;
+      return this;
+    }
+
+    /** Layout of a new current-state table (default MERGE_ON_READ); an existing table keeps its own. */
+    public Builder currentStateLayout(CurrentStateLayout layout) {
+      this.layout = InvalidArgumentException.requireNonNull(layout, "build CDC pipeline", "layout");
       return this;
     }
 
@@ -493,7 +494,7 @@ public final class CdcPipeline implements AutoCloseable {
     public CdcPipeline build() {
       return new CdcPipeline(new CdcSettings(store, changeLog, currentState, shardId, batchSize, flushInterval,
           compression, walDirectory, fsync, commitRetries, retryBackoff, backpressure, maxPending, evolveSchema, buckets,
-          walRecovery, maxTypedColumns, leaseDuration, leaseClock, maintenance, maintenanceExplicit, hooks));
+          layout, walRecovery, maxTypedColumns, leaseDuration, leaseClock, maintenance, maintenanceExplicit, hooks));
     }
   }
 }

@@ -17,8 +17,8 @@ import java.time.Duration;
 record CdcSettings(
     FeatureStore store, TableId changeLog, TableId currentState, String shard, int batchSize, Duration flushInterval,
     CdcCompression compression, Path walDirectory, FsyncPolicy fsync, int commitRetries, Duration retryBackoff,
-    Backpressure backpressure, long maxPending, boolean evolveSchema, int buckets, WalRecovery walRecovery,
-    int maxTypedColumns, Duration leaseDuration, Clock leaseClock, MaintenancePolicy maintenance,
+    Backpressure backpressure, long maxPending, boolean evolveSchema, int buckets, CurrentStateLayout layout,
+    WalRecovery walRecovery, int maxTypedColumns, Duration leaseDuration, Clock leaseClock, MaintenancePolicy maintenance,
     boolean maintenanceExplicit, Hooks hooks) {
 
   /** Checks the combination (each setting alone is checked where the builder sets it). */

@@ -117,10 +117,18 @@ final class CdcTables {
   static Table open(CdcSettings s, TableId id, CdcMode mode) {
     FeatureStore store = s.store();
     FeatureTable table = store.findTable(id).orElseGet(() -> {
-      TableDefinition.Builder def = mode == CdcMode.CHANGE_LOG
-          ? TableDefinition.builder(id, CdcTables.changeLogSchema())
-          : TableDefinition.builder(id, CdcTables.currentStateSchema())
-              .partitionSpec(CdcTables.currentStateSpec(CdcTables.currentStateSchema(), s.buckets()));
+      TableDefinition.Builder def;
+      if (mode == CdcMode.CHANGE_LOG) {
+        def = TableDefinition.builder(id, CdcTables.changeLogSchema());
+      } else if (s.layout() == CurrentStateLayout.MERGE_ON_READ) {
+        // unpartitioned: one data file and one Puffin file per commit (buckets would split every batch)
+        def = TableDefinition.builder(id, CdcTables.currentStateSchema()).formatVersion(3)
+            .property(CurrentStateLayout.PROPERTY, CurrentStateLayout.MERGE_ON_READ.value());
+      } else {
+        def = TableDefinition.builder(id, CdcTables.currentStateSchema())
+            .partitionSpec(CdcTables.currentStateSpec(CdcTables.currentStateSchema(), s.buckets()))
+            .property(CurrentStateLayout.PROPERTY, CurrentStateLayout.COPY_ON_WRITE.value());
+      }
       def.property(TableProperties.PARQUET_COMPRESSION, s.compression().codec());
       try {
         return store.createTable(def.build());
@@ -149,8 +157,14 @@ final class CdcTables {
     if (s.currentState() != null) {
       Table t = open(s, s.currentState(), CdcMode.CURRENT_STATE);
       CurrentStateWriter.checkTable(t, s.currentState().toString());
-      writers.add(new CurrentStateWriter(t, s.currentState().toString(), s.shard(), codec, s.evolveSchema(),
-          s.maxTypedColumns(), hooks, pending));
+      // the table's own layout, whatever the builder asked for a new table
+      boolean mergeOnRead = CurrentStateLayout.ofProperty(t.properties().get(CurrentStateLayout.PROPERTY))
+          == CurrentStateLayout.MERGE_ON_READ;
+      writers.add(mergeOnRead
+          ? new MergeOnReadStateWriter(t, s.currentState().toString(), s.shard(), codec, s.evolveSchema(),
+              s.maxTypedColumns(), hooks, pending)
+          : new CurrentStateWriter(t, s.currentState().toString(), s.shard(), codec, s.evolveSchema(),
+              s.maxTypedColumns(), hooks, pending));
     }
     return new Writers(List.copyOf(writers), writers.size() == 1 ? changeLog : null);
   }

@@ -27,7 +27,7 @@ import org.slf4j.LoggerFactory;
  * What an unfinished batch may have written: before a data file of a batch is created, its path
  * is appended to a marker file {@code pending-<id>.files} in the shard's log directory (synced
  * unless the fsync policy is NONE); the marker is deleted once the files are committed or
- * deleted. A process killed mid-batch leaves the marker behind, and the next pipeline opened on
+ * deleted (data files and the deletion vectors' Puffin files alike). A process killed mid-batch leaves the marker behind, and the next pipeline opened on
  * the log deletes every file it names that no snapshot of the table added since.
  */
 final class PendingFiles {
@@ -166,6 +166,9 @@ final class PendingFiles {
       if (snapshot.timestampMillis() >= since) {
         for (DataFile file : snapshot.addedDataFiles(table.io())) {
           referenced.add(file.location());
+        }
+        for (org.apache.iceberg.DeleteFile file : snapshot.addedDeleteFiles(table.io())) {
+          referenced.add(file.location()); // a merge-on-read current state's deletion vectors
         }
       }
     }

@@ -14,7 +14,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * each accepted one; at the named point's n-th occurrence prints {@code PAUSED <point>} and waits
  * for its SIGKILL.
  *
- * <p>args: store-dir wal-dir mode(LOG|STATE|BOTH) point occurrence total batch-size
+ * <p>args: store-dir wal-dir mode(LOG|STATE|COW|BOTH) point occurrence total batch-size (STATE: a merge-on-read
+ * current state, the default; COW: a copy-on-write one)
  */
 public final class CdcCrashChild {
   private CdcCrashChild() {}
@@ -73,13 +74,20 @@ public final class CdcCrashChild {
   static CdcPipeline.Builder pipeline(FeatureStore store, Path walDir, String mode, int batchSize) {
     CdcPipeline.Builder b = CdcPipeline.builder(store).shardId("crash").writeAheadLog(walDir)
         .batchSize(batchSize).flushInterval(Duration.ZERO).currentStateBuckets(4).retryBackoff(Duration.ofMillis(10));
-    if (!mode.equals("STATE")) {
+    if (!stateOnly(mode)) {
       b.changeLog(CdcTestSupport.LOG);
     }
     if (!mode.equals("LOG")) {
       b.currentState(CdcTestSupport.STATE);
     }
+    if (mode.equals("COW")) {
+      b.currentStateLayout(CurrentStateLayout.COPY_ON_WRITE);
+    }
     return b;
+  }
+
+  static boolean stateOnly(String mode) {
+    return mode.equals("STATE") || mode.equals("COW");
   }
 
   /** The deterministic entry for sequence {@code seq}. */

@@ -42,8 +42,8 @@ final class CdcTestSupport {
   }
 
   /**
-   * Data files under the table's data directory that no snapshot of the table added: what a
-   * killed batch may have left.
+   * Data files and deletion-vector (Puffin) files under the table's data directory that no
+   * snapshot of the table added: what a killed batch may have left.
    */
   static List<java.nio.file.Path> unreferencedDataFiles(FeatureStore store, TableId id) {
     Table table = store.table(id).unwrap(Table.class);
@@ -53,13 +53,17 @@ final class CdcTestSupport {
       for (org.apache.iceberg.DataFile file : snapshot.addedDataFiles(table.io())) {
         referenced.add(local(file.location()));
       }
+      for (org.apache.iceberg.DeleteFile file : snapshot.addedDeleteFiles(table.io())) {
+        referenced.add(local(file.location()));
+      }
     }
     java.nio.file.Path data = local(table.location()).resolve("data");
     if (!java.nio.file.Files.exists(data)) {
       return List.of();
     }
     try (java.util.stream.Stream<java.nio.file.Path> files = java.nio.file.Files.walk(data)) {
-      return files.filter(p -> p.toString().endsWith(".parquet")).filter(p -> !referenced.contains(p)).toList();
+      return files.filter(p -> p.toString().endsWith(".parquet") || p.toString().endsWith(".puffin"))
+          .filter(p -> !referenced.contains(p)).toList();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }

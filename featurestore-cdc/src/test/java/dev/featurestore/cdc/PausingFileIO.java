@@ -2,7 +2,8 @@ package dev.featurestore.cdc;
 
 import org.apache.iceberg.io.FileIO;
 
-/** A FileIO that reports named points to hooks when Iceberg creates commit metadata files. */
+/** A FileIO that reports named points to hooks when Iceberg creates commit metadata files
+ * or deletion-vector (Puffin) files. */
 final class PausingFileIO extends OutputInterceptingFileIO {
   private final Hooks hooks;
 
@@ -18,6 +19,8 @@ final class PausingFileIO extends OutputInterceptingFileIO {
       hooks.at("io.metadata-json");
     } else if (name.startsWith("snap-")) {
       hooks.at("io.manifest-list");
+    } else if (name.endsWith(".puffin")) {
+      hooks.at("io.puffin"); // a deletion vector's file, about to be written
     }
   }
 }
