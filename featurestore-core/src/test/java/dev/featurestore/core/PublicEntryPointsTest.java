@@ -244,6 +244,9 @@ class PublicEntryPointsTest {
         t -> t.snapshots().setMaxSnapshotAge("main", Duration.ofSeconds(-1))));
     rows.add(onTable("max ref age zero", InvalidArgumentException.class, t -> t.snapshots().setMaxRefAge("v1", Duration.ZERO)));
     rows.add(onTable("diff missing", t -> t.snapshots().diff(12345, first)));
+    rows.add(onTable("row diff missing", SnapshotNotFoundException.class, t -> t.query().diff(12345L)));
+    rows.add(onTable("row diff missing ref", SnapshotNotFoundException.class, t -> t.query().diff(ReadVersion.ref("nope"))));
+    rows.add(onTable("row diff unknown column", NotFoundException.class, t -> t.query().select("nope").diff(first)));
 
     // Queries and exports
     rows.add(onTable("query missing snapshot", SnapshotNotFoundException.class, t -> t.query().asOfSnapshot(12345).count()));
@@ -441,6 +444,7 @@ class PublicEntryPointsTest {
     rows.add(onNull("query unwrap null", t -> t.query().unwrap(null)));
     rows.add(onNull("table unwrap null", t -> t.unwrap(null)));
     rows.add(onNull("explain pruning null", t -> t.explainPruning(null)));
+    rows.add(onNull("row diff null", t -> t.query().diff((ReadVersion) null)));
     rows.add(onNull("partition path of null", t -> t.partitionPathOf(null)));
     rows.add(onNull("lookup null column", t -> t.lookup(null)));
     rows.add(onNull("lookup null key", t -> t.lookup("id").get(null)));
