@@ -244,6 +244,8 @@ class PublicEntryPointsTest {
         t -> t.snapshots().setMaxSnapshotAge("main", Duration.ofSeconds(-1))));
     rows.add(onTable("max ref age zero", InvalidArgumentException.class, t -> t.snapshots().setMaxRefAge("v1", Duration.ZERO)));
     rows.add(onTable("diff missing", t -> t.snapshots().diff(12345, first)));
+    rows.add(onTable("add required column below v3", ValidationException.class,
+        t -> t.evolveSchema().addRequiredColumn("x", Types.LongType.get(), 1L)));
     rows.add(onTable("explain pruning of files unknown", NotFoundException.class,
         t -> t.explainPruning(Expressions.alwaysTrue(), List.of("/nope.parquet"))));
     rows.add(onTable("explain pruning of files empty", InvalidArgumentException.class,
@@ -498,6 +500,9 @@ class PublicEntryPointsTest {
     rows.add(onNull("evolve spec rename null", t -> t.evolvePartitionSpec().renameField("x", null)));
     rows.add(onNull("schema optional null", t -> t.evolveSchema().makeOptional(null)));
     rows.add(onNull("schema doc null name", t -> t.evolveSchema().updateDoc(null, "d")));
+    rows.add(onNull("add required column null name", t -> t.evolveSchema().addRequiredColumn(null, Types.LongType.get(), 1L)));
+    rows.add(onNull("add required column null type", t -> t.evolveSchema().addRequiredColumn("x", null, 1L)));
+    rows.add(onNull("add required column null default", t -> t.evolveSchema().addRequiredColumn("x", Types.LongType.get(), null)));
     rows.add(nul("objects.stage null stream", () -> objects.stage("x.csv").from((java.io.InputStream) null)));
     rows.add(nul("objects.stage null listener", () -> objects.stage("x.csv").listener(null)));
     rows.add(nul("objects.stage null metadata name", () -> objects.stage("x.csv").metadata(null, "v")));
