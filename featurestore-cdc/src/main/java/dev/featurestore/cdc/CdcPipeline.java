@@ -10,7 +10,6 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -94,13 +93,7 @@ public final class CdcPipeline implements AutoCloseable {
       this.committer = new BatchCommitter(s, writers, recovery.marks(), metrics);
       this.acceptor = new EntryAcceptor(s, wal, metrics, committer::minCommitted, recovery.replay(), recovery.nextSeq());
       s.hooks().at("recovery.loaded");
-      for (TableWriter writer : writers) {
-        try {
-          writer.warmUp();
-        } catch (RuntimeException | LinkageError e) {
-          LOG.debug("CDC shard {}: warming up the write path failed: {}", shard, e.toString());
-        }
-      }
+      CdcTables.warmUp(writers, shard);
       this.lease = lease;
       WriteAhead writeAhead = targets.changeLogOnly() == null ? null : new WriteAhead(targets.changeLogOnly(), shard);
       this.flusher = new Flusher(s, acceptor, committer, writeAhead);
@@ -215,14 +208,7 @@ public final class CdcPipeline implements AutoCloseable {
 
   /** The modes this pipeline keeps. */
   public Set<CdcMode> modes() {
-    EnumSet<CdcMode> modes = EnumSet.noneOf(CdcMode.class);
-    if (settings.changeLog() != null) {
-      modes.add(CdcMode.CHANGE_LOG);
-    }
-    if (settings.currentState() != null) {
-      modes.add(CdcMode.CURRENT_STATE);
-    }
-    return modes;
+    return settings.modes();
   }
 
   /** The highest sequence id accepted (or recovered) in this shard; 0 if none ever was. */
@@ -322,6 +308,7 @@ public final class CdcPipeline implements AutoCloseable {
     private Duration leaseDuration = DEFAULT_LEASE;
     private Hooks hooks = Hooks.NONE;
     private Clock leaseClock; // null: the store's clock
+    private String tablesLocation; // null: the store's warehouse
 
     private Builder(FeatureStore store) {
       this.store = InvalidArgumentException.requireNonNull(store, "build CDC pipeline", "store");
@@ -469,6 +456,18 @@ public final class CdcPipeline implements AutoCloseable {
       return this;
     }
 
+    /**
+     * Where the tables this pipeline creates go: {@code <location>/<namespace>/<table>} instead of
+     * the store's warehouse. A relative location is a prefix in the store's own bucket or root
+     * (beside {@code warehouse/}: {@code "cdc"} puts a table at {@code s3://<bucket>/<prefix>cdc/<ns>/<name>});
+     * an absolute one ({@code s3://other/streams}, {@code /data/cdc}) is used as it is. Tables that
+     * exist keep their location.
+     */
+    public Builder tablesLocation(String location) {
+      this.tablesLocation = CdcTables.checkLocation(location);
+      return this;
+    }
+
     Builder hooks(Hooks hooks) {
       this.hooks = requireNonNull(hooks, "hooks is null");
       return this;
@@ -493,7 +492,8 @@ public final class CdcPipeline implements AutoCloseable {
     public CdcPipeline build() {
       return new CdcPipeline(new CdcSettings(store, changeLog, currentState, shardId, batchSize, flushInterval,
           compression, walDirectory, fsync, commitRetries, retryBackoff, backpressure, maxPending, evolveSchema, buckets,
-          walRecovery, maxTypedColumns, leaseDuration, leaseClock, hooks));
+          walRecovery, maxTypedColumns, leaseDuration, leaseClock, hooks,
+          tablesLocation == null ? null : CdcTables.resolveLocation(store, tablesLocation)));
     }
   }
 }

@@ -6,16 +6,19 @@ import dev.featurestore.TableId;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.EnumSet;
+import java.util.Set;
 
 /**
- * The immutable settings of one pipeline, built and checked by {@link CdcPipeline.Builder#build()};
+ * The immutable settings of one pipeline ({@code tablesLocation}: the absolute base of the tables it
+ * creates, or null for the store's warehouse), built and checked by {@link CdcPipeline.Builder#build()};
  * the pipeline and its parts read only this, never the mutable builder.
  */
 record CdcSettings(
     FeatureStore store, TableId changeLog, TableId currentState, String shard, int batchSize, Duration flushInterval,
     CdcCompression compression, Path walDirectory, FsyncPolicy fsync, int commitRetries, Duration retryBackoff,
     Backpressure backpressure, long maxPending, boolean evolveSchema, int buckets, WalRecovery walRecovery,
-    int maxTypedColumns, Duration leaseDuration, Clock leaseClock, Hooks hooks) {
+    int maxTypedColumns, Duration leaseDuration, Clock leaseClock, Hooks hooks, String tablesLocation) {
 
   /** Checks the combination (each setting alone is checked where the builder sets it). */
   CdcSettings {
@@ -32,5 +35,17 @@ record CdcSettings(
       throw new InvalidArgumentException("Cannot build CDC pipeline: pending bound below the batch size: "
           + maxPending + " < " + batchSize);
     }
+  }
+
+  /** The modes the settings name. */
+  Set<CdcMode> modes() {
+    EnumSet<CdcMode> modes = EnumSet.noneOf(CdcMode.class);
+    if (changeLog != null) {
+      modes.add(CdcMode.CHANGE_LOG);
+    }
+    if (currentState != null) {
+      modes.add(CdcMode.CURRENT_STATE);
+    }
+    return modes;
   }
 }
