@@ -97,6 +97,26 @@ public interface FeatureTable {
   /** As {@link #explainPruning(Expression)} for a given snapshot. */
   PruningReport explainPruning(Expression filter, long snapshotId);
 
+  /**
+   * As {@link #explainPruning(Expression)} for a list of data files only (locations as in a {@link
+   * PruningReport}, a {@link SnapshotDiff} or a {@link RowDiff}): a decision per file, in the order
+   * given, from the current snapshot's metadata (partition values and column statistics), without
+   * reading a file. The decisions are those a scan would make.
+   *
+   * @throws NotFoundException if a location is not a live data file of the current snapshot
+   * @throws InvalidArgumentException if the list is empty or holds a location twice
+   */
+  PruningReport explainPruning(Expression filter, List<String> dataFiles);
+
+  /**
+   * Reads the Parquet bloom filters of one data file (any file of the table's history: locations as
+   * in a {@link PruningReport} or {@link SnapshotDiff}), per column and row group, from its footer.
+   *
+   * @throws NotFoundException if there is no file at {@code dataFile}
+   * @throws StorageException if the file cannot be read
+   */
+  DataFileBloomFilters readBloomFilters(String dataFile);
+
   /** The columns that get Parquet bloom filters in new data files, by name. */
   default Map<String, BloomFilterColumn> bloomFilterColumns() {
     return BloomFilterColumn.fromProperties(properties());

@@ -32,6 +32,28 @@ public interface SchemaEvolution {
     return addColumn(name, type, null);
   }
 
+  /**
+   * Adds a required column with a default, at the end of the schema (format v3 column defaults):
+   * rows written before the change read {@code defaultValue} (the column's {@code initial-default}),
+   * and an ingest row that leaves the column out gets it written (its {@code write-default}). The
+   * value converts as an ingested value does (an {@code int} widens for a {@code long}, an ISO
+   * string or a {@code java.time} value for a date or timestamp). Primitive types only.
+   *
+   * <pre>{@code
+   * table.evolveSchema().addRequiredColumn("tier", Types.StringType.get(), "standard", "pricing tier").commit();
+   * }</pre>
+   *
+   * @throws ValidationException if the table's format version is below 3 ({@code Cannot add
+   *     required column tier: column defaults need format version 3: 2}) or the column exists
+   * @throws InvalidArgumentException if the default is null, does not convert, or the type is nested
+   */
+  SchemaEvolution addRequiredColumn(String name, Type type, Object defaultValue, String doc);
+
+  /** {@link #addRequiredColumn(String, Type, Object, String)} without doc. */
+  default SchemaEvolution addRequiredColumn(String name, Type type, Object defaultValue) {
+    return addRequiredColumn(name, type, defaultValue, null);
+  }
+
   /** Renames a column; its field id, and so its data, is kept. */
   SchemaEvolution renameColumn(String name, String newName);
 

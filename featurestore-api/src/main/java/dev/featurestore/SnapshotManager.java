@@ -180,7 +180,9 @@ public interface SnapshotManager {
   java.util.List<RefInfo> refInfos();
 
   /**
-   * What changed from one snapshot to another: rows, data files and schema.
+   * What changed from one snapshot to another, from metadata alone: row counts, data files and
+   * schema. For the rows themselves (every kind of delete applied, rewrites cancelled), diff through
+   * a query: {@code table.query().asOfSnapshot(toSnapshotId).diff(fromSnapshotId)} ({@link RowDiff}).
    *
    * @throws SnapshotNotFoundException if either snapshot does not exist
    */

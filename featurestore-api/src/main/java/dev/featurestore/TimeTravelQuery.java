@@ -81,6 +81,26 @@ public interface TimeTravelQuery {
   long count();
 
   /**
+   * The rows that changed from version {@code from} to this query's version: added and removed,
+   * with this query's columns and filter applied to both sides. Counts first, rows on demand; see
+   * {@link RowDiff}. With {@code from} the last snapshot a downstream job processed, this is the
+   * incremental read "what changed since": overwrites and deletes are included, not only appends.
+   *
+   * <pre>{@code
+   * RowDiff changes = table.query().diff(ReadVersion.snapshot(lastProcessed));
+   * }</pre>
+   *
+   * @throws SnapshotNotFoundException if either version does not resolve
+   * @throws NotFoundException if a selected column does not exist in the diff's schema
+   */
+  RowDiff diff(ReadVersion from);
+
+  /** {@link #diff(ReadVersion)} from a snapshot id. */
+  default RowDiff diff(long fromSnapshotId) {
+    return diff(ReadVersion.snapshot(fromSnapshotId));
+  }
+
+  /**
    * Writes the rows this query returns to a local Parquet file, with the lineage (table,
    * snapshot id, filter, columns) in the file's key-value metadata under {@code
    * featurestore.lineage}. Replaces nothing: fails if the file exists.

@@ -71,7 +71,7 @@ final class BatchCommitter {
     for (Logged l : batch) {
       oldest = Math.min(oldest, l.acceptedMillis);
     }
-    int files = 0;
+    List<String> files = new ArrayList<>();
     long bytes = 0;
     long snapshotId = -1;
     TableWriter.WrittenAhead ahead = writtenAhead;
@@ -105,15 +105,16 @@ final class BatchCommitter {
         committed[t] = last;
       }
       if (done != null) {
-        files += done.files();
+        files.addAll(done.files());
         bytes += done.bytes();
         snapshotId = done.snapshotId();
         metrics.deadLettered(done.deadLetters());
       }
     }
     metrics.batchCommitted(batch.size(), oldest);
-    return new FlushResult(batch.size(), files, bytes,
-        snapshotId < 0 ? OptionalLong.empty() : OptionalLong.of(snapshotId), OptionalLong.of(first), OptionalLong.of(last));
+    return new FlushResult(batch.size(), files.size(), bytes,
+        snapshotId < 0 ? OptionalLong.empty() : OptionalLong.of(snapshotId), OptionalLong.of(first), OptionalLong.of(last),
+        files);
   }
 
   /**
@@ -145,10 +146,10 @@ final class BatchCommitter {
       synchronized (this) {
         committed[t] = l.seq();
       }
-      return merge(marked, new TableWriter.Committed(0, 0, -1, List.of(new DeadLetter(l.entry, reason))));
+      return merge(marked, new TableWriter.Committed(List.of(), 0, -1, List.of(new DeadLetter(l.entry, reason))));
     }
     int half = todo.size() / 2;
-    TableWriter.Committed total = new TableWriter.Committed(0, 0, -1, List.of());
+    TableWriter.Committed total = new TableWriter.Committed(List.of(), 0, -1, List.of());
     for (List<Logged> part : List.of(todo.subList(0, half), todo.subList(half, todo.size()))) {
       long partLast = part.get(part.size() - 1).seq();
       TableWriter.Committed done;
@@ -183,7 +184,9 @@ final class BatchCommitter {
     }
     List<DeadLetter> dead = new ArrayList<>(a.deadLetters());
     dead.addAll(b.deadLetters());
-    return new TableWriter.Committed(a.files() + b.files(), a.bytes() + b.bytes(),
+    List<String> files = new ArrayList<>(a.files());
+    files.addAll(b.files());
+    return new TableWriter.Committed(files, a.bytes() + b.bytes(),
         b.snapshotId() >= 0 ? b.snapshotId() : a.snapshotId(), dead);
   }
 

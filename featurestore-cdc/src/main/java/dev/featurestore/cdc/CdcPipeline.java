@@ -11,7 +11,7 @@ import dev.featurestore.TableId;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.EnumSet;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -187,14 +187,7 @@ public final class CdcPipeline implements AutoCloseable {
 
   /** The modes this pipeline keeps. */
   public Set<CdcMode> modes() {
-    EnumSet<CdcMode> modes = EnumSet.noneOf(CdcMode.class);
-    if (settings.changeLog() != null) {
-      modes.add(CdcMode.CHANGE_LOG);
-    }
-    if (settings.currentState() != null) {
-      modes.add(CdcMode.CURRENT_STATE);
-    }
-    return modes;
+    return settings.modes();
   }
 
   /** The highest sequence id accepted (or recovered) in this shard; 0 if none ever was. */
@@ -300,6 +293,7 @@ public final class CdcPipeline implements AutoCloseable {
     private Clock leaseClock; // null: the store's clock
     private MaintenancePolicy maintenance = MaintenancePolicy.streaming();
     private boolean maintenanceExplicit;
+    private String tablesLocation; // null: the store's warehouse
 
     private Builder(FeatureStore store) {
       this.store = InvalidArgumentException.requireNonNull(store, "build CDC pipeline", "store");
@@ -454,6 +448,18 @@ public final class CdcPipeline implements AutoCloseable {
     }
 
     /**
+     * Where the tables this pipeline creates go: {@code <location>/<namespace>/<table>} instead of
+     * the store's warehouse. A relative location is a prefix in the store's own bucket or root
+     * (beside {@code warehouse/}: {@code "cdc"} puts a table at {@code s3://<bucket>/<prefix>cdc/<ns>/<name>});
+     * an absolute one ({@code s3://other/streams}, {@code /data/cdc}) is used as it is. Tables that
+     * exist keep their location.
+     */
+    public Builder tablesLocation(String location) {
+      this.tablesLocation = CdcTables.checkLocation(location);
+      return this;
+    }
+
+    /**
      * Maintains the target tables in the background while the pipeline runs (see
      * {@link dev.featurestore.BackgroundMaintenance}); default {@link MaintenancePolicy#streaming()}
      * on catalogs with a database for its lease (SQLite, JDBC), on others only when set here.
@@ -494,7 +500,8 @@ public final class CdcPipeline implements AutoCloseable {
     public CdcPipeline build() {
       return new CdcPipeline(new CdcSettings(store, changeLog, currentState, shardId, batchSize, flushInterval,
           compression, walDirectory, fsync, commitRetries, retryBackoff, backpressure, maxPending, evolveSchema, buckets,
-          layout, walRecovery, maxTypedColumns, leaseDuration, leaseClock, maintenance, maintenanceExplicit, hooks));
+          layout, walRecovery, maxTypedColumns, leaseDuration, leaseClock, maintenance, maintenanceExplicit, hooks,
+          tablesLocation == null ? null : CdcTables.resolveLocation(store, tablesLocation)));
     }
   }
 }

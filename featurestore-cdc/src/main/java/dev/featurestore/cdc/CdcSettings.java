@@ -7,11 +7,14 @@ import dev.featurestore.TableId;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.EnumSet;
+import java.util.Set;
 
 /**
- * ({@code maintenance}: the background maintenance policy of the target tables, null for none;
- * {@code maintenanceExplicit}: set by the caller rather than the default.)
- * The immutable settings of one pipeline, built and checked by {@link CdcPipeline.Builder#build()};
+ * The immutable settings of one pipeline ({@code tablesLocation}: the absolute base of the tables it
+ * creates, or null for the store's warehouse; {@code maintenance}: the background maintenance policy
+ * of the target tables, null for none; {@code maintenanceExplicit}: set by the caller rather than the
+ * default), built and checked by {@link CdcPipeline.Builder#build()};
  * the pipeline and its parts read only this, never the mutable builder.
  */
 record CdcSettings(
@@ -19,7 +22,7 @@ record CdcSettings(
     CdcCompression compression, Path walDirectory, FsyncPolicy fsync, int commitRetries, Duration retryBackoff,
     Backpressure backpressure, long maxPending, boolean evolveSchema, int buckets, CurrentStateLayout layout,
     WalRecovery walRecovery, int maxTypedColumns, Duration leaseDuration, Clock leaseClock, MaintenancePolicy maintenance,
-    boolean maintenanceExplicit, Hooks hooks) {
+    boolean maintenanceExplicit, Hooks hooks, String tablesLocation) {
 
   /** Checks the combination (each setting alone is checked where the builder sets it). */
   CdcSettings {
@@ -36,5 +39,17 @@ record CdcSettings(
       throw new InvalidArgumentException("Cannot build CDC pipeline: pending bound below the batch size: "
           + maxPending + " < " + batchSize);
     }
+  }
+
+  /** The modes the settings name. */
+  Set<CdcMode> modes() {
+    EnumSet<CdcMode> modes = EnumSet.noneOf(CdcMode.class);
+    if (changeLog != null) {
+      modes.add(CdcMode.CHANGE_LOG);
+    }
+    if (currentState != null) {
+      modes.add(CdcMode.CURRENT_STATE);
+    }
+    return modes;
   }
 }

@@ -18,6 +18,7 @@ import org.apache.iceberg.types.Types;
 
 /** The tables' layouts and the high-water marks kept in snapshot summaries. */
 final class CdcTables {
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(CdcTables.class);
   /** Snapshot summary key prefix: {@code featurestore.cdc.shard.<shard>.max-seq}. */
   static final String MARK_PREFIX = "featurestore.cdc.shard.";
   static final String MARK_SUFFIX = ".max-seq";
@@ -130,6 +131,9 @@ final class CdcTables {
             .property(CurrentStateLayout.PROPERTY, CurrentStateLayout.COPY_ON_WRITE.value());
       }
       def.property(TableProperties.PARQUET_COMPRESSION, s.compression().codec());
+      if (s.tablesLocation() != null) {
+        def.location(s.tablesLocation() + "/" + id.namespace() + "/" + id.name());
+      }
       try {
         return store.createTable(def.build());
       } catch (dev.featurestore.TableAlreadyExistsException e) {
@@ -139,6 +143,61 @@ final class CdcTables {
     return table.unwrap(Table.class);
   }
 
+
+  /**
+   * Checks a tables location as given to the builder: not blank, no {@code ..} segment, no
+   * backslash, no control character.
+   */
+  static String checkLocation(String location) {
+    InvalidArgumentException.requireNonNull(location, "build CDC pipeline", "location");
+    String what = "Cannot set CDC tables location: ";
+    InvalidArgumentException.check(!location.isBlank(), what + "blank: '%s'", location);
+    InvalidArgumentException.check(location.indexOf('\\') < 0 && location.chars().noneMatch(Character::isISOControl),
+        what + "backslash or control character: %s", location.replaceAll("\\p{Cntrl}", "?"));
+    for (String segment : location.split("/")) {
+      InvalidArgumentException.check(!segment.equals(".."), what + "'..' segment: %s", location);
+    }
+    return location;
+  }
+
+  /**
+   * The absolute base of a tables location: as it is if absolute (a URI or an absolute path), else
+   * a prefix beside the store's warehouse ({@code <root>/<location>}, {@code s3://<bucket>/<prefix><location>}).
+   *
+   * @throws InvalidArgumentException if the location is relative and the store has no warehouse
+   */
+  static String resolveLocation(FeatureStore store, String location) {
+    String base = location;
+    boolean absolute = location.contains("://") || location.startsWith("/") || location.startsWith("file:")
+        || location.matches("[A-Za-z]:/.*");
+    if (!absolute) {
+      String warehouse = store.config().warehouseLocation().orElseThrow(() -> new InvalidArgumentException(
+          "Cannot set CDC tables location: a relative location needs a store with its own warehouse: " + location));
+      String root = stripSlashes(warehouse);
+      root = root.substring(0, root.lastIndexOf('/') + 1); // beside warehouse/
+      base = root + location;
+    }
+    return stripSlashes(base);
+  }
+
+  private static String stripSlashes(String location) {
+    String out = location;
+    while (out.endsWith("/") && !out.endsWith("://")) {
+      out = out.substring(0, out.length() - 1);
+    }
+    return out;
+  }
+
+  /** Warms up each writer's path (see {@link TableWriter#warmUp()}); a failure only costs speed. */
+  static void warmUp(List<TableWriter> writers, String shard) {
+    for (TableWriter writer : writers) {
+      try {
+        writer.warmUp();
+      } catch (RuntimeException | LinkageError e) {
+        LOG.debug("CDC shard {}: warming up the write path failed: {}", shard, e.toString());
+      }
+    }
+  }
 
   /** The writers of a pipeline, in commit order; {@code changeLogOnly} is set when the change log is the only target. */
   record Writers(List<TableWriter> all, ChangeLogWriter changeLogOnly) {}

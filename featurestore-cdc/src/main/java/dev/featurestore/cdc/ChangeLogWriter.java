@@ -164,7 +164,7 @@ final class ChangeLogWriter implements TableWriter {
     DataFileSink.committed(prepared.marker());
     hooks.at("commit.after");
     // this commit's snapshot (the table re-reads the catalog after a commit: another shard may be newer)
-    return new Committed(files.size(), bytes, commitMark.committedSnapshotId(table, null), List.of());
+    return new Committed(files.stream().map(DataFile::location).toList(), bytes, commitMark.committedSnapshotId(table, null), List.of());
   }
 
   /** Deletes the files of a prepared batch that will not be committed. */

@@ -193,7 +193,7 @@ final class CurrentStateWriter implements TableWriter {
     hooks.at("commit.after");
     table.refresh();
     // this commit's snapshot, not whatever another shard or process committed since
-    return new Committed(files.size(), bytes, commitMark.committedSnapshotId(table, null), batch.dead);
+    return new Committed(files.stream().map(DataFile::location).toList(), bytes, commitMark.committedSnapshotId(table, null), batch.dead);
   }
 
   private static List<Object> values(StructLike partition, int size) {

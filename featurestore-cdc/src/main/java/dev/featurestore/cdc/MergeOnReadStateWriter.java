@@ -149,7 +149,10 @@ final class MergeOnReadStateWriter implements TableWriter {
     if (mine != null && Objects.equals(parent, base == null ? null : base.snapshotId())) {
       applyOwn(snapshotId, files, added, removed, vectors);
     } // else another commit landed in between without conflicting: the next batch walks over both
-    return new Committed(files.size() + vectors.added().size(), bytes, snapshotId, batch.dead);
+    List<String> written = new ArrayList<>(files.size() + vectors.added().size());
+    files.forEach(f -> written.add(f.location()));
+    vectors.added().forEach(f -> written.add(f.location()));
+    return new Committed(written, bytes, snapshotId, batch.dead);
   }
 
   /** This writer's commit, straight into the index: nothing read but the batch itself. */

@@ -1,8 +1,6 @@
 package dev.featurestore.cdc;
 
 import java.util.List;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Opening a pipeline, in order: the write-ahead log, the shard lease, the target tables and their
@@ -12,8 +10,6 @@ import org.slf4j.LoggerFactory;
  */
 record PipelineParts(ShardLease lease, BatchCommitter committer, EntryAcceptor acceptor, Flusher flusher,
     StreamMaintenance maintenance) {
-  private static final Logger LOG = LoggerFactory.getLogger(CdcPipeline.class);
-
   static PipelineParts open(CdcSettings s, PipelineMetrics metrics) {
     WriteAheadLog wal = new WriteAheadLog(s.walDirectory(), s.shard(), s.fsync(), s.hooks());
     ShardLease lease = ShardLease.NONE;
@@ -31,13 +27,7 @@ record PipelineParts(ShardLease lease, BatchCommitter committer, EntryAcceptor a
       EntryAcceptor acceptor = new EntryAcceptor(s, wal, metrics, committer::minCommitted, recovery.replay(),
           recovery.nextSeq());
       s.hooks().at("recovery.loaded");
-      for (TableWriter writer : writers) {
-        try {
-          writer.warmUp();
-        } catch (RuntimeException | LinkageError e) {
-          LOG.debug("CDC shard {}: warming up the write path failed: {}", s.shard(), e.toString());
-        }
-      }
+      CdcTables.warmUp(writers, s.shard());
       WriteAhead writeAhead = targets.changeLogOnly() == null ? null : new WriteAhead(targets.changeLogOnly(), s.shard());
       Flusher flusher = new Flusher(s, acceptor, committer, writeAhead);
       return new PipelineParts(lease, committer, acceptor, flusher, StreamMaintenance.start(s));

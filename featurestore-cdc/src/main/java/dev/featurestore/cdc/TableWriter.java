@@ -5,8 +5,8 @@ import org.apache.iceberg.Table;
 
 /** Writes one batch into one target table and commits it, stamping the shard's high-water mark. */
 interface TableWriter {
-  /** What one commit did. */
-  record Committed(int files, long bytes, long snapshotId, List<DeadLetter> deadLetters) {}
+  /** What one commit did: the locations of the data files it added, their bytes, the snapshot. */
+  record Committed(List<String> files, long bytes, long snapshotId, List<DeadLetter> deadLetters) {}
 
   Table table();
 

@@ -74,6 +74,9 @@ class CdcEntryPointsTest {
     rows.add(nul("shardId null", () -> builder().shardId(null)));
     rows.add(nul("flushInterval null", () -> builder().flushInterval(null)));
     rows.add(nul("compression null", () -> builder().compression(null)));
+    rows.add(nul("tablesLocation null", () -> builder().tablesLocation(null)));
+    rows.add(bad("tablesLocation dot dot", InvalidArgumentException.class, () -> builder().tablesLocation("a/../b")));
+    rows.add(bad("tablesLocation blank", InvalidArgumentException.class, () -> builder().tablesLocation("")));
     rows.add(nul("writeAheadLog null", () -> builder().writeAheadLog(null)));
     rows.add(nul("fsync null", () -> builder().fsync(null)));
     rows.add(nul("retryBackoff null", () -> builder().retryBackoff(null)));

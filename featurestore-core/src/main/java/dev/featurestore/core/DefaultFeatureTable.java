@@ -4,6 +4,7 @@ import dev.featurestore.InvalidArgumentException;
 import dev.featurestore.core.base.TableHandle;
 
 import dev.featurestore.BloomFilterUpdate;
+import dev.featurestore.DataFileBloomFilters;
 import dev.featurestore.FeatureTable;
 import dev.featurestore.PartitionEvolution;
 import dev.featurestore.PointLookup;
@@ -136,6 +137,16 @@ final class DefaultFeatureTable implements FeatureTable {
   @Override
   public PruningReport explainPruning(Expression filter, long snapshotId) {
     return Pruning.explain(handle, filter, OptionalLong.of(snapshotId));
+  }
+
+  @Override
+  public PruningReport explainPruning(Expression filter, List<String> dataFiles) {
+    return Pruning.explain(handle, filter, dataFiles);
+  }
+
+  @Override
+  public DataFileBloomFilters readBloomFilters(String dataFile) {
+    return BloomFilters.readAll(handle, dataFile);
   }
 
   @Override

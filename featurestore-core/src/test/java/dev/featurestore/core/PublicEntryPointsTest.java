@@ -254,6 +254,20 @@ class PublicEntryPointsTest {
         t -> t.snapshots().setMaxSnapshotAge("main", Duration.ofSeconds(-1))));
     rows.add(onTable("max ref age zero", InvalidArgumentException.class, t -> t.snapshots().setMaxRefAge("v1", Duration.ZERO)));
     rows.add(onTable("diff missing", t -> t.snapshots().diff(12345, first)));
+    rows.add(onTable("add required column below v3", ValidationException.class,
+        t -> t.evolveSchema().addRequiredColumn("x", Types.LongType.get(), 1L)));
+    rows.add(onTable("explain pruning of files unknown", NotFoundException.class,
+        t -> t.explainPruning(Expressions.alwaysTrue(), List.of("/nope.parquet"))));
+    rows.add(onTable("explain pruning of files empty", InvalidArgumentException.class,
+        t -> t.explainPruning(Expressions.alwaysTrue(), List.of())));
+    rows.add(onTable("read bloom filters missing", NotFoundException.class, t -> t.readBloomFilters("/nope.parquet")));
+    rows.add(onTable("bloom filters unknown column", NotFoundException.class,
+        t -> t.readBloomFilters(anyDataFile(t)).filters("nope")));
+    rows.add(onTable("bloom filters bad key", InvalidArgumentException.class,
+        t -> t.readBloomFilters(anyDataFile(t)).mightContain("id", "x")));
+    rows.add(onTable("row diff missing", SnapshotNotFoundException.class, t -> t.query().diff(12345L)));
+    rows.add(onTable("row diff missing ref", SnapshotNotFoundException.class, t -> t.query().diff(ReadVersion.ref("nope"))));
+    rows.add(onTable("row diff unknown column", NotFoundException.class, t -> t.query().select("nope").diff(first)));
 
     // Queries and exports
     rows.add(onTable("query missing snapshot", SnapshotNotFoundException.class, t -> t.query().asOfSnapshot(12345).count()));
@@ -454,6 +468,14 @@ class PublicEntryPointsTest {
     rows.add(onNull("query unwrap null", t -> t.query().unwrap(null)));
     rows.add(onNull("table unwrap null", t -> t.unwrap(null)));
     rows.add(onNull("explain pruning null", t -> t.explainPruning(null)));
+    rows.add(onNull("row diff null", t -> t.query().diff((ReadVersion) null)));
+    rows.add(onNull("explain pruning of files null filter", t -> t.explainPruning(null, List.of("x"))));
+    rows.add(onNull("explain pruning of files null list", t -> t.explainPruning(Expressions.alwaysTrue(), (List<String>) null)));
+    rows.add(onNull("explain pruning of files null file", t -> t.explainPruning(Expressions.alwaysTrue(),
+        java.util.Arrays.asList((String) null))));
+    rows.add(onNull("read bloom filters null", t -> t.readBloomFilters(null)));
+    rows.add(onNull("bloom filters null column", t -> t.readBloomFilters(anyDataFile(t)).filters(null)));
+    rows.add(onNull("bloom filters null key", t -> t.readBloomFilters(anyDataFile(t)).mightContain("name", null)));
     rows.add(onNull("partition path of null", t -> t.partitionPathOf(null)));
     rows.add(onNull("lookup null column", t -> t.lookup(null)));
     rows.add(onNull("lookup null key", t -> t.lookup("id").get(null)));
@@ -492,6 +514,9 @@ class PublicEntryPointsTest {
     rows.add(onNull("evolve spec rename null", t -> t.evolvePartitionSpec().renameField("x", null)));
     rows.add(onNull("schema optional null", t -> t.evolveSchema().makeOptional(null)));
     rows.add(onNull("schema doc null name", t -> t.evolveSchema().updateDoc(null, "d")));
+    rows.add(onNull("add required column null name", t -> t.evolveSchema().addRequiredColumn(null, Types.LongType.get(), 1L)));
+    rows.add(onNull("add required column null type", t -> t.evolveSchema().addRequiredColumn("x", null, 1L)));
+    rows.add(onNull("add required column null default", t -> t.evolveSchema().addRequiredColumn("x", Types.LongType.get(), null)));
     rows.add(nul("objects.stage null stream", () -> objects.stage("x.csv").from((java.io.InputStream) null)));
     rows.add(nul("objects.stage null listener", () -> objects.stage("x.csv").listener(null)));
     rows.add(nul("objects.stage null metadata name", () -> objects.stage("x.csv").metadata(null, "v")));
@@ -542,6 +567,10 @@ class PublicEntryPointsTest {
   }
 
   // ---- the fixtures the rows run against
+
+  static String anyDataFile(FeatureTable t) {
+    return t.explainPruning(Expressions.alwaysTrue()).files().get(0).location();
+  }
 
   static Row bad(String name, Executable call) {
     return EntryPointWalk.bad(name, call);

@@ -4,17 +4,19 @@ import static java.util.Objects.requireNonNull;
 
 import dev.featurestore.BloomFilter;
 import dev.featurestore.BloomFilterUpdate;
-import dev.featurestore.InvalidDataException;
+import dev.featurestore.DataFileBloomFilters;
+import dev.featurestore.InvalidArgumentException;
+import dev.featurestore.NotFoundException;
+import dev.featurestore.core.base.BloomKeys;
 import dev.featurestore.StorageException;
 import dev.featurestore.core.base.TableHandle;
 import dev.featurestore.core.storage.ParquetInput;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import org.apache.iceberg.Table;
 import org.apache.iceberg.io.InputFile;
-import org.apache.parquet.column.values.bloomfilter.BlockSplitBloomFilter;
 import org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.parquet.hadoop.metadata.BlockMetaData;
 import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
@@ -65,16 +67,20 @@ public final class BloomFilters {
 
   /** Parquet's filter as our value type: the bitset bytes are the same layout. */
   static BloomFilter toValue(org.apache.parquet.column.values.bloomfilter.BloomFilter parquet) {
-    if (!(parquet instanceof BlockSplitBloomFilter)) {
-      throw new InvalidDataException(
-          "Cannot read bloom filter: not a split-block filter: " + parquet.getClass().getName(), 0, null);
-    }
-    ByteArrayOutputStream out = new ByteArrayOutputStream(parquet.getBitsetSize());
-    try {
-      parquet.writeTo(out);
-    } catch (IOException e) {
-      throw new IllegalStateException(e); // in memory
-    }
-    return BloomFilter.fromBytes(out.toByteArray());
+    return BloomKeys.toValue(parquet);
+  }
+
+  /**
+   * The bloom filters of a data file of the table, every column, read from its footer; columns are
+   * matched to the current schema by field id.
+   *
+   * @throws NotFoundException if there is no file at {@code location}
+   */
+  public static DataFileBloomFilters readAll(TableHandle handle, String location) {
+    requireNonNull(handle, "handle is null");
+    InvalidArgumentException.requireNonNull(location, "read bloom filters", "data file");
+    Table table = handle.translating("refresh table " + handle.id(), handle::refreshed);
+    return handle.translating("read bloom filters of " + location,
+        () -> FileBloomFilters.read(table.io().newInputFile(location), table.schema()));
   }
 }

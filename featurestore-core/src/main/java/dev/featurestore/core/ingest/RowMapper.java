@@ -27,6 +27,9 @@ final class RowMapper {
   private final String[] typeNames;
   private final ValueConverters.Converter[] converters;
   private final int[] requiredPositions;
+  /** Per column its write-default in generic form (v3), or null: written when a row leaves the column out. */
+  private final Object[] writeDefaults;
+  private final boolean[] given;
   private final Map<String, Integer> positions = new HashMap<>();
   private final boolean snakeCaseNames;
   private final Set<String> ignoredNullColumns;
@@ -47,8 +50,13 @@ final class RowMapper {
     typeNames = new String[n];
     converters = new ValueConverters.Converter[n];
     int required = 0;
+    writeDefaults = new Object[n];
+    given = new boolean[n];
     for (int i = 0; i < n; i++) {
       Types.NestedField field = fields.get(i);
+      if (field.writeDefault() != null) {
+        writeDefaults[i] = org.apache.iceberg.data.GenericDataUtil.internalToGeneric(field.type(), field.writeDefault());
+      }
       columnNames[i] = field.name();
       typeNames[i] = ValueConverters.typeName(field.type());
       converters[i] = ValueConverters.forType(field.type());
@@ -103,6 +111,7 @@ final class RowMapper {
     }
     for (int i = 0; i < columnNames.length; i++) {
       record.set(i, null);
+      given[i] = false;
     }
     String[] names = row.names;
     Object[] values = row.values;
@@ -120,6 +129,7 @@ final class RowMapper {
         throw new InvalidDataException(
             "Cannot ingest row " + row.number + ": unknown column: " + names[i], row.number, names[i]);
       }
+      given[pos] = true;
       if (value != null) {
         try {
           record.set(pos, converters[pos].convert(value));
@@ -129,6 +139,11 @@ final class RowMapper {
                   + ": " + e.reason().map(reason -> reason + ": ").orElse("") + render(value),
               row.number, columnNames[pos]);
         }
+      }
+    }
+    for (int i = 0; i < writeDefaults.length; i++) {
+      if (writeDefaults[i] != null && !given[i]) {
+        record.set(i, writeDefaults[i]);
       }
     }
     for (int pos : requiredPositions) {

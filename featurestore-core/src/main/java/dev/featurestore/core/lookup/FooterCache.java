@@ -2,8 +2,8 @@ package dev.featurestore.core.lookup;
 
 import dev.featurestore.BloomFilter;
 import dev.featurestore.StorageException;
+import dev.featurestore.core.base.BloomKeys;
 import dev.featurestore.core.storage.ParquetInput;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
@@ -88,9 +88,7 @@ final class FooterCache {
           if (chunk.getPath().toDotString().equals(keyColumn)) {
             org.apache.parquet.column.values.bloomfilter.BloomFilter parquet = reader.readBloomFilter(chunk);
             if (parquet != null) {
-              ByteArrayOutputStream out = new ByteArrayOutputStream(parquet.getBitsetSize());
-              parquet.writeTo(out);
-              filter = BloomFilter.fromBytes(out.toByteArray());
+              filter = BloomKeys.toValue(parquet);
             }
           }
         }

@@ -10,11 +10,11 @@ import dev.featurestore.NotFoundException;
 import dev.featurestore.PointLookup;
 import dev.featurestore.SnapshotNotFoundException;
 import dev.featurestore.core.base.TableHandle;
+import dev.featurestore.core.base.BloomKeys;
 import dev.featurestore.core.base.UuidBounds;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -27,7 +27,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.UUID;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.PartitionSpec;
@@ -37,8 +36,6 @@ import org.apache.iceberg.Table;
 import org.apache.iceberg.data.GenericDeleteFilter;
 import org.apache.iceberg.data.InternalRecordWrapper;
 import org.apache.iceberg.data.Record;
-import org.apache.iceberg.expressions.Binder;
-import org.apache.iceberg.expressions.BoundPredicate;
 import org.apache.iceberg.expressions.Evaluator;
 import org.apache.iceberg.expressions.Expression;
 import org.apache.iceberg.expressions.Expressions;
@@ -194,8 +191,7 @@ final class KeyLookup implements PointLookup {
     // key values as Iceberg holds them (binding converts and checks them)
     List<Object> internalKeys = new ArrayList<>();
     for (Object key : keys) {
-      BoundPredicate<?> bound = (BoundPredicate<?>) Binder.bind(schema.asStruct(), Expressions.equal(keyColumn, key), true);
-      internalKeys.add(bound.asLiteralPredicate().literal().value());
+      internalKeys.add(BloomKeys.internalValue(schema, keyColumn, key));
     }
     Expression filter = internalKeys.size() == 1
         ? Expressions.equal(keyColumn, internalKeys.get(0))
@@ -380,22 +376,11 @@ final class KeyLookup implements PointLookup {
   private static long[] hashes(Type type, List<Object> keys) {
     long[] hashes = new long[keys.size()];
     for (int i = 0; i < keys.size(); i++) {
-      Object k = keys.get(i);
-      switch (type.typeId()) {
-        case LONG, TIMESTAMP, TIME -> hashes[i] = BloomFilter.hashLong((Long) k);
-        case INTEGER, DATE -> hashes[i] = BloomFilter.hashInt((Integer) k);
-        case STRING -> hashes[i] = BloomFilter.hashBytes(k.toString().getBytes(StandardCharsets.UTF_8));
-        case DOUBLE -> hashes[i] = BloomFilter.hashLong(Double.doubleToLongBits((Double) k));
-        case FLOAT -> hashes[i] = BloomFilter.hashInt(Float.floatToIntBits((Float) k));
-        case UUID -> {
-          UUID u = (UUID) k;
-          hashes[i] = BloomFilter.hashBytes(ByteBuffer.allocate(16)
-              .putLong(u.getMostSignificantBits()).putLong(u.getLeastSignificantBits()).array());
-        }
-        default -> {
-          return null;
-        }
+      java.util.OptionalLong hash = BloomKeys.hash(type, keys.get(i));
+      if (hash.isEmpty()) {
+        return null;
       }
+      hashes[i] = hash.getAsLong();
     }
     return hashes;
   }

@@ -3,6 +3,7 @@ package dev.featurestore.core.query;
 import dev.featurestore.InvalidArgumentException;
 
 import dev.featurestore.FileDecision;
+import dev.featurestore.NotFoundException;
 import dev.featurestore.PruningReport;
 import dev.featurestore.SnapshotNotFoundException;
 import dev.featurestore.core.base.NanComparisons;
@@ -14,8 +15,10 @@ import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.ManifestFile;
 import org.apache.iceberg.ManifestFiles;
@@ -73,10 +76,50 @@ public final class Pruning {
     // bind once against the table schema so a bad column fails with a clear message
     handle.translating("explain pruning of table " + handle.id(), () ->
         Binder.bind(table.schema().asStruct(), filter, true));
-    return handle.translating("explain pruning of table " + handle.id(), () -> explain(table, snapshot, filter));
+    return handle.translating("explain pruning of table " + handle.id(), () -> explain(table, snapshot, filter, null));
   }
 
-  private static PruningReport explain(Table table, Snapshot snapshot, Expression userFilter) {
+  /**
+   * Explains {@code filter} for these data files of the current snapshot only, in the order given,
+   * with the same decisions as {@link #explain(TableHandle, Expression, java.util.OptionalLong)}.
+   *
+   * @throws NotFoundException if a location is not a live data file of the current snapshot
+   */
+  public static PruningReport explain(TableHandle handle, Expression filter, List<String> dataFiles) {
+    String action = "explain pruning of data files";
+    InvalidArgumentException.requireNonNull(filter, action, "filter");
+    InvalidArgumentException.requireNonNull(dataFiles, action, "dataFiles");
+    dataFiles.forEach(f -> InvalidArgumentException.requireNonNull(f, action, "data file"));
+    InvalidArgumentException.check(!dataFiles.isEmpty(), "Cannot %s: no data file given: %s", action, dataFiles);
+    Set<String> wanted = new LinkedHashSet<>(dataFiles);
+    InvalidArgumentException.check(wanted.size() == dataFiles.size(), "Cannot %s: a data file is listed twice: %s",
+        action, dataFiles);
+    Table table = handle.translating("refresh table " + handle.id(), handle::refreshed);
+    Snapshot snapshot = table.currentSnapshot();
+    if (snapshot == null) {
+      throw new NotFoundException("Cannot " + action + ": not a live data file of table " + handle.id()
+          + " (no snapshot): " + dataFiles.get(0));
+    }
+    handle.translating("explain pruning of table " + handle.id(), () ->
+        Binder.bind(table.schema().asStruct(), filter, true));
+    PruningReport all = handle.translating("explain pruning of table " + handle.id(),
+        () -> explain(table, snapshot, filter, wanted));
+    Map<String, FileDecision> byLocation = new HashMap<>();
+    all.files().forEach(f -> byLocation.put(f.location(), f));
+    List<FileDecision> ordered = new ArrayList<>();
+    for (String file : dataFiles) {
+      FileDecision decision = byLocation.get(file);
+      if (decision == null) {
+        throw new NotFoundException("Cannot " + action + ": not a live data file of snapshot "
+            + snapshot.snapshotId() + ": " + file);
+      }
+      ordered.add(decision);
+    }
+    return new PruningReport(all.snapshotId(), all.filter(), ordered);
+  }
+
+  /** Every live data file's decision, or only those in {@code only} when it is not null. */
+  private static PruningReport explain(Table table, Snapshot snapshot, Expression userFilter, Set<String> only) {
     Schema schema = table.schema(); // as Iceberg's planning: manifests are read with the table's specs and schema
     // as queries plan: IEEE NaN comparisons, and no pruning by uuid bounds
     Expression rows = NanComparisons.ieee(userFilter, schema, true);
@@ -94,6 +137,9 @@ public final class Pruning {
       boolean manifestMatches = eval.manifest.eval(manifest);
       try (ManifestReader<DataFile> reader = ManifestFiles.read(manifest, table.io(), specs)) {
         for (DataFile file : reader) {
+          if (only != null && !only.contains(file.location())) {
+            continue;
+          }
           decisions.add(decide(file, spec, eval, manifestMatches, metrics, conjuncts, schema));
         }
       } catch (IOException e) {

@@ -179,11 +179,16 @@ final class ScanExecution {
 
   /** Lazily opens each task in turn; nothing is read until iteration. */
   private static CloseableIterable<Record> read(Plan plan, Planned planned) {
-    if (planned.tasks().isEmpty()) {
+    return read(plan, planned.tasks());
+  }
+
+  /** Lazily reads these tasks of the plan, deletes applied and rows checked against the plan's filter. */
+  static CloseableIterable<Record> read(Plan plan, List<FileScanTask> tasks) {
+    if (tasks.isEmpty()) {
       return CloseableIterable.empty();
     }
     CloseableIterable<Record> records =
-        CloseableIterable.concat(Iterables.transform(planned.tasks(), task -> open(plan, task)));
+        CloseableIterable.concat(Iterables.transform(tasks, task -> open(plan, task)));
     if (plan.filter() == Expressions.alwaysTrue()) {
       return records;
     }

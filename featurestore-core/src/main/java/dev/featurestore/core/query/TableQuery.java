@@ -7,6 +7,7 @@ import dev.featurestore.NotFoundException;
 import dev.featurestore.QueryResult;
 import dev.featurestore.InvalidArgumentException;
 import dev.featurestore.ReadVersion;
+import dev.featurestore.RowDiff;
 import dev.featurestore.TableId;
 import dev.featurestore.TimeTravelQuery;
 import dev.featurestore.core.base.TableHandle;
@@ -161,6 +162,23 @@ public final class TableQuery {
     @Override
     public long count() {
       return ScanExecution.count(handle, plan());
+    }
+
+    @Override
+    public RowDiff diff(ReadVersion from) {
+      InvalidArgumentException.requireNonNull(from, "diff table", "from");
+      Table table = handle.translating("refresh table " + handle.id(), handle::refreshed);
+      VersionResolver.Resolved newer = VersionResolver.resolve(handle.id(), table, version);
+      VersionResolver.Resolved older = VersionResolver.resolve(handle.id(), table, from);
+      // both sides read through the newer schema (schema ids only grow)
+      Schema schema = older.schema().schemaId() > newer.schema().schemaId() ? older.schema() : newer.schema();
+      VersionResolver.Resolved to = new VersionResolver.Resolved(table, newer.snapshot(), schema);
+      Schema projected = project(to);
+      Schema readSchema = withFilterColumns(to, projected);
+      Plan toPlan = new Plan(to, projected, readSchema, filter, caseSensitive);
+      Plan fromPlan = new Plan(new VersionResolver.Resolved(table, older.snapshot(), schema), projected, readSchema,
+          filter, caseSensitive);
+      return handle.translating("diff table " + handle.id(), () -> RowDiffScan.plan(handle, fromPlan, toPlan));
     }
 
     @Override

@@ -21,6 +21,7 @@ import org.apache.iceberg.Schema;
 import org.apache.iceberg.SortField;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.UpdateSchema;
+import org.apache.iceberg.expressions.Literal;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
 
@@ -65,8 +66,55 @@ public final class SchemaChange implements SchemaEvolution {
     InvalidArgumentException.requireNonNull(name, "add column", "name");
     InvalidArgumentException.requireNonNull(type, "add column", "type");
     checkOpen();
+    Placement at = placement(name, "add column");
+    return addStep("add column " + name, (update, names) -> {
+      if (at.parent() == null) {
+        update.addColumn(at.leaf(), type, doc);
+      } else {
+        update.addColumn(at.parent().name(names), at.leaf(), type, doc);
+      }
+    }, name);
+  }
+
+  @Override
+  public SchemaEvolution addRequiredColumn(String name, Type type, Object defaultValue, String doc) {
+    String action = "add required column";
+    InvalidArgumentException.requireNonNull(name, action, "name");
+    InvalidArgumentException.requireNonNull(type, action, "type");
+    InvalidArgumentException.requireNonNull(defaultValue, action, "defaultValue");
+    checkOpen();
+    int formatVersion = formatVersion();
+    if (formatVersion < 3) {
+      throw new ValidationException("Cannot " + action + " " + name + ": column defaults need format version 3: "
+          + formatVersion);
+    }
+    InvalidArgumentException.check(type.isPrimitiveType(), "Cannot %s %s: a default needs a primitive type: %s",
+        action, name, type);
+    Literal<?> literal = ColumnDefaults.literal(type.asPrimitiveType(), defaultValue, action + " " + name);
+    Placement at = placement(name, action);
+    return addStep(action + " " + name, (update, names) -> {
+      if (at.parent() == null) {
+        update.addRequiredColumn(at.leaf(), type, doc, literal);
+      } else {
+        update.addRequiredColumn(at.parent().name(names), at.leaf(), type, doc, literal);
+      }
+    }, name);
+  }
+
+  private int formatVersion() {
+    Table table = handle.table();
+    if (table instanceof org.apache.iceberg.HasTableOperations ops) {
+      return ops.operations().current().formatVersion();
+    }
+    return Integer.parseInt(table.properties().getOrDefault("format-version", "2"));
+  }
+
+  /** Where a new column goes: its parent struct (null for top level) and leaf name, checked. */
+  private record Placement(Ref parent, String leaf) {}
+
+  private Placement placement(String name, String action) {
     if (preview.findField(name) != null) {
-      throw new ValidationException("Cannot add column: column already exists: " + name);
+      throw new ValidationException("Cannot " + action + ": column already exists: " + name);
     }
     int dot = name.lastIndexOf('.');
     Ref parent = null;
@@ -76,28 +124,20 @@ public final class SchemaChange implements SchemaEvolution {
       leaf = name.substring(dot + 1);
       Types.NestedField parentField = preview.findField(parentName);
       if (parentField == null) {
-        throw new ValidationException("Cannot add column " + name + ": missing parent column: " + parentName);
+        throw new ValidationException("Cannot " + action + " " + name + ": missing parent column: " + parentName);
       }
       if (!parentField.type().isStructType()) {
-        throw new ValidationException("Cannot add column " + name + ": parent is not a struct: " + parentName);
+        throw new ValidationException("Cannot " + action + " " + name + ": parent is not a struct: " + parentName);
       }
       parent = ref(parentField.fieldId());
     }
     if (leaf.isEmpty()) {
-      throw new InvalidArgumentException("Cannot add column: empty name: " + name);
+      throw new InvalidArgumentException("Cannot " + action + ": empty name: " + name);
     }
     Types.StructType siblings = parent == null ? preview.asStruct()
         : preview.findField(parent.fieldId()).type().asStructType();
-    ColumnNames.checkNewName(siblings, parent == null, leaf, -1, "add column " + name);
-    Ref parentRef = parent;
-    String leafName = leaf;
-    return addStep("add column " + name, (update, names) -> {
-      if (parentRef == null) {
-        update.addColumn(leafName, type, doc);
-      } else {
-        update.addColumn(parentRef.name(names), leafName, type, doc);
-      }
-    }, name);
+    ColumnNames.checkNewName(siblings, parent == null, leaf, -1, action + " " + name);
+    return new Placement(parent, leaf);
   }
 
   @Override
