@@ -178,7 +178,9 @@ public final class TableCreation {
     List<String> files = new ArrayList<>();
     for (FileInfo file : listing.listPrefix(folder)) {
       String name = MetadataFiles.fileName(file.location());
-      if (name.endsWith(".metadata.json") && file.location().length() == folder.length() + name.length()) {
+      // the path-based readers' copies (VersionHint) copy catalog files, which are judged themselves
+      if (name.endsWith(".metadata.json") && !VersionHint.isCopy(name)
+          && file.location().length() == folder.length() + name.length()) {
         files.add(file.location());
       }
     }
