@@ -27,4 +27,13 @@ public interface MetricsListener {
 
   /** Called once for every commit that landed (ingest, schema-changing ingest, compaction, ...). */
   default void onCommit(CommitMetrics commit) {}
+
+  /**
+   * Called when an operation could not be written to the operations log
+   * ({@link FeatureStore#operations()}); the operation itself succeeded.
+   *
+   * @param operation the operation's name, e.g. {@code ingest}
+   * @param reason why the log refused it (never a credential)
+   */
+  default void onOperationNotRecorded(String operation, String reason) {}
 }

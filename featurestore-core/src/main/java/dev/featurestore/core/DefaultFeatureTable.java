@@ -17,6 +17,9 @@ import dev.featurestore.TableStats;
 import dev.featurestore.Tiering;
 import dev.featurestore.TimeTravelQuery;
 import dev.featurestore.core.ingest.IngestOperation;
+import dev.featurestore.MetadataTable;
+import dev.featurestore.QueryResult;
+import dev.featurestore.core.inspect.MetadataTables;
 import dev.featurestore.core.bloom.BloomFilters;
 import dev.featurestore.core.lookup.Lookups;
 import dev.featurestore.core.maintenance.Maintenance;
@@ -82,11 +85,13 @@ final class DefaultFeatureTable implements FeatureTable {
 
   @Override
   public Ingest ingest() {
+    handle.checkWritable("ingest into table " + handle.id());
     return new IngestOperation(handle);
   }
 
   @Override
   public SchemaEvolution evolveSchema() {
+    handle.checkWritable("evolve schema of table " + handle.id());
     return new SchemaChange(handle);
   }
 
@@ -102,6 +107,7 @@ final class DefaultFeatureTable implements FeatureTable {
 
   @Override
   public TableMaintenance maintenance() {
+    handle.checkWritable("maintain table " + handle.id());
     return new Maintenance(handle);
   }
 
@@ -112,6 +118,7 @@ final class DefaultFeatureTable implements FeatureTable {
 
   @Override
   public PartitionEvolution evolvePartitionSpec() {
+    handle.checkWritable("evolve partition spec of table " + handle.id());
     return Partitioning.evolve(handle);
   }
 
@@ -137,6 +144,7 @@ final class DefaultFeatureTable implements FeatureTable {
 
   @Override
   public BloomFilterUpdate updateBloomFilters() {
+    handle.checkWritable("update bloom filters of table " + handle.id());
     return BloomFilters.update(handle);
   }
 
@@ -147,7 +155,18 @@ final class DefaultFeatureTable implements FeatureTable {
 
   @Override
   public Tiering tiering() {
+    handle.checkWritable("tier table " + handle.id());
     return Tierings.of(handle);
+  }
+
+  @Override
+  public QueryResult metadata(MetadataTable metadataTable) {
+    return MetadataTables.read(handle, metadataTable);
+  }
+
+  @Override
+  public boolean isReadOnly() {
+    return handle.readOnly();
   }
 
   @Override
@@ -169,6 +188,6 @@ final class DefaultFeatureTable implements FeatureTable {
 
   @Override
   public String toString() {
-    return "FeatureTable{" + handle.id() + "}";
+    return "FeatureTable{" + handle.id() + (handle.readOnly() ? ", read-only" : "") + "}";
   }
 }

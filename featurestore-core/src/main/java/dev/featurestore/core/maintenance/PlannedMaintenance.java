@@ -44,12 +44,16 @@ final class PlannedMaintenance implements MaintenancePlan {
   private final List<MaintenanceStep> steps;
   private final String table;
   private final java.time.Clock clock;
+  private final TableHandle handle;
   private MaintenanceListener listener = progress -> {};
   private boolean used = false;
 
   private PlannedMaintenance(Maintenance maintenance, MaintenancePolicy policy, List<MaintenanceStep> steps,
-      String table, java.time.Clock clock) {
+      TableHandle handle) {
     this.maintenance = maintenance;
+    this.handle = handle;
+    String table = handle.id().toString();
+    java.time.Clock clock = handle.config().clock();
     this.clock = clock;
     this.policy = policy;
     this.steps = List.copyOf(steps);
@@ -104,7 +108,7 @@ final class PlannedMaintenance implements MaintenancePlan {
         steps.add(new MaintenanceStep(MaintenanceTask.REMOVE_ORPHAN_FILES,
             "other steps ran: files older than " + policy.orphanSafetyWindow() + " that nothing references"));
       }
-      return new PlannedMaintenance(maintenance, policy, steps, handle.id().toString(), handle.config().clock());
+      return new PlannedMaintenance(maintenance, policy, steps, handle);
     });
   }
 
@@ -175,6 +179,8 @@ final class PlannedMaintenance implements MaintenancePlan {
       }
       listener.onProgress(new MaintenanceProgress(step.task(), index, steps.size(), Status.FINISHED, message));
     }
+    handle.record("maintenance_plan", null, java.util.Map.of("steps",
+        steps.stream().map(s -> s.task().name().toLowerCase(java.util.Locale.ROOT)).toList()));
     return new MaintenanceReport(steps, compaction, manifests, expiry, orphans, Duration.ofNanos(System.nanoTime() - start));
   }
 
