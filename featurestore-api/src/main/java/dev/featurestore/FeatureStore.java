@@ -150,6 +150,49 @@ public interface FeatureStore extends AutoCloseable {
   boolean dropTable(TableId id, boolean purge);
 
   /**
+   * Opens a table read-only from its metadata alone, without the catalog: for forensics (an older
+   * version, a table whose catalog row was lost) and for tables other tools wrote. {@code location}
+   * is either a metadata file ({@code .../metadata/00003-<uuid>.metadata.json}, {@code v3.metadata.json})
+   * or a table's base location, whose {@code metadata/version-hint.text} names the current version
+   * (as the store and Iceberg's {@code HadoopTables} write it). On a store on object storage a
+   * location without a scheme is a key in the store's bucket ({@code warehouse/features/events/metadata/...});
+   * otherwise it is a local path or a {@code file:}/{@code s3:} URI the store's FileIO reads.
+   *
+   * <p>The table is fixed at that version ({@link FeatureTable#refresh()} changes nothing); queries,
+   * metadata tables, stats, pruning reports and lookups work; every write throws
+   * {@link InvalidStateException} ({@link FeatureTable#isReadOnly()}). It is not registered in the catalog.
+   *
+   * <pre>{@code
+   * FeatureTable old = store.openReadOnly("/data/warehouse/features/events/metadata/00007-1f0c....metadata.json");
+   * long rows = old.query().count();
+   * }</pre>
+   *
+   * @throws InvalidArgumentException if the location is null, blank, not a metadata file or table
+   *     location, or an invalid object key
+   * @throws NotFoundException if no metadata file (or version hint) is there
+   * @throws InvalidDataException if the file is not table metadata
+   */
+  FeatureTable openReadOnly(String location);
+
+  /**
+   * The store-wide operations log, oldest first: every upload, export and delete through the object
+   * browser, table creation and drop, ingest, schema, partition-spec and bloom-filter change,
+   * rollback and ref change, snapshot expiry, compaction, orphan-file removal, tiering and
+   * maintenance run, with its time, actor ({@link FeatureStoreConfig#actor()}), operation, table,
+   * the snapshot it made (if any) and a JSON object of what changed. Columns: {@code recorded_at}
+   * (timestamptz), {@code actor}, {@code operation}, {@code table_name} (null for store-wide
+   * operations), {@code snapshot_id} (null if none), {@code details}. Per table:
+   * {@link FeatureTable#metadata(MetadataTable)} with {@link MetadataTable#OPERATIONS}.
+   *
+   * <p>The log lives in the catalog database (table {@code featurestore_operations} of the SQLite
+   * file or the JDBC catalog's database), so every process sharing the catalog writes and reads one
+   * log. With a REST or caller-supplied catalog it is kept in memory for the store's lifetime.
+   * Recording never fails the operation it records: a failed insert is logged as a warning and
+   * reported to {@link MetricsListener#onOperationNotRecorded(String, String)}.
+   */
+  QueryResult operations();
+
+  /**
    * Re-registers, from the warehouse, every table the catalog does not know: for each
    * {@code <warehouse>/<namespace>/<table>/metadata/} folder, the metadata file with the highest
    * version number ({@code NNNNN-<uuid>.metadata.json}) is registered. Use it after the SQLite

@@ -43,6 +43,10 @@ public final class FeatureStoreConfig {
   private final Map<String, String> tableDefaults;
   private final MetricsListener metricsListener;
   private final Clock clock;
+  private final String actor;
+
+  /** The longest actor name accepted. */
+  public static final int MAX_ACTOR_LENGTH = 255;
 
   /** Which catalog a store commits through. */
   public enum CatalogKind {
@@ -64,6 +68,7 @@ public final class FeatureStoreConfig {
     this.tableDefaults = Collections.unmodifiableMap(new LinkedHashMap<>(builder.tableDefaults));
     this.metricsListener = builder.metricsListener;
     this.clock = builder.clock;
+    this.actor = builder.actor;
   }
 
   public static Builder builder() {
@@ -80,6 +85,7 @@ public final class FeatureStoreConfig {
     builder.tableDefaults.putAll(tableDefaults);
     builder.metricsListener = metricsListener;
     builder.clock = clock;
+    builder.actor = actor;
     return builder;
   }
 
@@ -179,6 +185,20 @@ public final class FeatureStoreConfig {
     return clock;
   }
 
+  /**
+   * Who the operations log ({@link FeatureStore#operations()}) records as the actor of this store's
+   * operations: set with {@link Builder#actor(String)}, else the {@code user.name} system property
+   * (or {@code unknown}).
+   */
+  public String actor() {
+    return actor != null ? actor : defaultActor();
+  }
+
+  private static String defaultActor() {
+    String user = System.getProperty("user.name");
+    return user == null || user.isBlank() ? "unknown" : user;
+  }
+
   /** Table properties applied to every table the store creates (a table's own win). */
   public Map<String, String> tableDefaults() {
     return tableDefaults;
@@ -195,6 +215,7 @@ public final class FeatureStoreConfig {
         + ", commitRetries=" + commitRetries()
         + ", busyTimeout=" + busyTimeout()
         + ", defaultFormatVersion=" + defaultFormatVersion
+        + ", actor=" + actor()
         + ", catalogPropertyKeys=" + catalogProperties().keySet()
         + ", tableDefaults=" + tableDefaults.keySet()
         + (clock.equals(Clock.systemUTC()) ? "" : ", clock=" + clock) + "}";
@@ -209,6 +230,7 @@ public final class FeatureStoreConfig {
     private final Map<String, String> tableDefaults = new LinkedHashMap<>();
     private MetricsListener metricsListener;
     private Clock clock = Clock.systemUTC();
+    private String actor;
 
     private Builder() {}
 
@@ -351,6 +373,24 @@ public final class FeatureStoreConfig {
      */
     public Builder clock(Clock clock) {
       this.clock = InvalidArgumentException.requireNonNull(clock, "set clock", "clock");
+      return this;
+    }
+
+    /**
+     * The name the operations log records as the actor of this store's operations (a user, a
+     * service, a job id); default the {@code user.name} system property.
+     *
+     * @throws InvalidArgumentException if null, blank, longer than {@value #MAX_ACTOR_LENGTH}
+     *     characters or holding control characters
+     */
+    public Builder actor(String actor) {
+      InvalidArgumentException.requireNonNull(actor, "set actor", "actor");
+      InvalidArgumentException.check(!actor.isBlank(), "Cannot set actor: is blank: '%s'", actor);
+      InvalidArgumentException.check(actor.length() <= MAX_ACTOR_LENGTH,
+          "Cannot set actor: longer than %s characters: %s", MAX_ACTOR_LENGTH, actor.length());
+      InvalidArgumentException.check(actor.chars().noneMatch(Character::isISOControl),
+          "Cannot set actor: control characters are not allowed: '%s'", FeatureStoreException.printable(actor));
+      this.actor = actor;
       return this;
     }
 

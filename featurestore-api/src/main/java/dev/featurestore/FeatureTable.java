@@ -141,6 +141,33 @@ public interface FeatureTable {
    */
   Tiering tiering();
 
+  /**
+   * Reads one of the table's metadata tables (snapshots, history, refs, schemas, partitions, files,
+   * manifests, the operations log) as of the current snapshot, after a refresh. The rows carry the
+   * metadata table's own schema ({@link QueryResult#schema()}); {@link QueryResult#snapshotId()} is the
+   * current snapshot (-1 if none). Iterate once, then close.
+   *
+   * <pre>{@code
+   * try (QueryResult files = table.metadata(MetadataTable.DATA_FILES)) {
+   *   files.forEach(f -> System.out.println(f.get("file_path") + " " + f.get("record_count")));
+   * }
+   * }</pre>
+   *
+   * @throws InvalidArgumentException if {@code metadataTable} is null
+   * @throws StorageException if manifests or footers cannot be read
+   */
+  QueryResult metadata(MetadataTable metadataTable);
+
+  /**
+   * True for a table opened with {@link FeatureStore#openReadOnly(String)}: every write
+   * ({@link #ingest()}, {@link #evolveSchema()}, {@link #evolvePartitionSpec()},
+   * {@link #updateBloomFilters()}, {@link #maintenance()}, {@link #tiering()} and the ref and
+   * rollback methods of {@link #snapshots()}) throws {@link InvalidStateException}.
+   */
+  default boolean isReadOnly() {
+    return false;
+  }
+
   /** Reloads the table's metadata from the catalog. */
   void refresh();
 

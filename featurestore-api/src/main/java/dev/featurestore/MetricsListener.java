@@ -33,4 +33,13 @@ public interface MetricsListener {
    * happened to its lease, or why it failed.
    */
   default void onMaintenance(MaintenanceRun run) {}
+
+  /**
+   * Called when an operation could not be written to the operations log
+   * ({@link FeatureStore#operations()}); the operation itself succeeded.
+   *
+   * @param operation the operation's name, e.g. {@code ingest}
+   * @param reason why the log refused it (never a credential)
+   */
+  default void onOperationNotRecorded(String operation, String reason) {}
 }

@@ -196,9 +196,11 @@ class CdcMaintenanceTest {
     return n;
   }
 
+  /** The catalog's metadata.json files (not the v<N>.metadata.json copies path-based readers use). */
   static long metadataFiles(Table table) throws IOException {
     try (Stream<Path> files = Files.list(local(table.location()).resolve("metadata"))) {
-      return files.filter(p -> p.getFileName().toString().endsWith(".metadata.json")).count();
+      return files.map(p -> p.getFileName().toString())
+          .filter(n -> n.endsWith(".metadata.json") && !n.matches("v\\d+\\.metadata\\.json")).count();
     }
   }
 

@@ -3,7 +3,11 @@ package dev.featurestore.core;
 import dev.featurestore.InvalidArgumentException;
 import dev.featurestore.InvalidStateException;
 import dev.featurestore.core.base.Errors;
+import dev.featurestore.core.base.ListResult;
+import dev.featurestore.core.base.OperationLog;
 import dev.featurestore.core.base.TableHandle;
+import dev.featurestore.QueryResult;
+import dev.featurestore.core.catalog.StaticTables;
 import dev.featurestore.CatalogRecoveryResult;
 import dev.featurestore.FeatureStore;
 import dev.featurestore.FeatureStoreConfig;
@@ -76,6 +80,7 @@ final class DefaultFeatureStore implements FeatureStore {
   private final Catalog catalog;
   private final FileIO io;
   private final ExecutorService workers;
+  private final OperationLog operationLog;
   private volatile S3ObjectBrowser objects;
   private final Deque<AutoCloseable> owned = new ArrayDeque<>();
   private final Map<TableId, ReentrantLock> commitLocks = new ConcurrentHashMap<>();
@@ -83,11 +88,13 @@ final class DefaultFeatureStore implements FeatureStore {
   /** Background maintenance started through this store's tables and still running: stopped first on close. */
   private final java.util.Set<dev.featurestore.BackgroundMaintenance> background = ConcurrentHashMap.newKeySet();
 
-  private DefaultFeatureStore(FeatureStoreConfig config, Catalog catalog, FileIO io, ExecutorService workers) {
+  private DefaultFeatureStore(FeatureStoreConfig config, Catalog catalog, FileIO io, ExecutorService workers,
+      OperationLog operationLog) {
     this.config = config;
     this.catalog = catalog;
     this.io = io;
     this.workers = workers;
+    this.operationLog = operationLog;
   }
 
   static DefaultFeatureStore open(FeatureStoreConfig config) {
@@ -131,7 +138,9 @@ final class DefaultFeatureStore implements FeatureStore {
       ExecutorService workers = Executors.newFixedThreadPool(
           Math.max(2, Runtime.getRuntime().availableProcessors()), daemonThreads("featurestore-worker"));
       owned.push(workers::shutdownNow);
-      DefaultFeatureStore store = new DefaultFeatureStore(config, catalog, io, workers);
+      OperationLog operationLog = OperationLog.forStore(config);
+      owned.push(operationLog);
+      DefaultFeatureStore store = new DefaultFeatureStore(config, catalog, io, workers, operationLog);
       store.owned.addAll(owned);
       LOG.info("Opened feature store: catalog {}, warehouse {}{}", describeCatalog(config),
           config.warehouseLocation().orElse("(decided by the catalog)"),
@@ -207,7 +216,7 @@ final class DefaultFeatureStore implements FeatureStore {
       synchronized (this) {
         browser = objects;
         if (browser == null) {
-          browser = new S3ObjectBrowser(config.objectStorage().get(), io);
+          browser = new S3ObjectBrowser(config.objectStorage().get(), io, operationLog);
           // closed before the FileIO whose client it uses
           owned.push(browser);
           objects = browser;
@@ -239,6 +248,8 @@ final class DefaultFeatureStore implements FeatureStore {
           definition.schema(), definition.partitionSpec(), definition.sortOrder(), props, definition.location(),
           expectedLocation(id, definition)));
       LOG.info("Created table {} at {}", id, table.location());
+      operationLog.record("create_table", id, null, Map.of("location", table.location(),
+          "format_version", props.get(TableProperties.FORMAT_VERSION)));
       return wrap(id, table);
     } catch (org.apache.iceberg.exceptions.AlreadyExistsException e) {
       throw new TableAlreadyExistsException(id);
@@ -353,6 +364,7 @@ final class DefaultFeatureStore implements FeatureStore {
       boolean dropped = catalog.dropTable(identifier(id), purge);
       if (dropped) {
         LOG.info("Dropped table {}{}", id, purge ? " and purged its files" : "");
+        operationLog.record("drop_table", id, null, Map.of("purge", purge));
       }
       return dropped;
     } catch (RuntimeException e) {
@@ -360,6 +372,23 @@ final class DefaultFeatureStore implements FeatureStore {
     } finally {
       lock.unlock();
     }
+  }
+
+  @Override
+  public FeatureTable openReadOnly(String location) {
+    InvalidArgumentException.requireNonNull(location, "open table read-only", "location");
+    checkOpen();
+    StaticTables.Opened opened = ReadOnlyLocations.open(config, io, location);
+    LOG.info("Opened table {} read-only from {}", opened.id(), opened.metadataLocation());
+    return new DefaultFeatureTable(new TableHandle(opened.id(), opened.table(), io, new ReentrantLock(), config, workers,
+        operationLog, true), background);
+  }
+
+  @Override
+  public QueryResult operations() {
+    checkOpen();
+    long start = System.nanoTime();
+    return new ListResult(OperationLog.SCHEMA, -1, operationLog.entries(Optional.empty()), System.nanoTime() - start);
   }
 
   @Override
@@ -389,7 +418,8 @@ final class DefaultFeatureStore implements FeatureStore {
   private FeatureTable wrap(TableId id, Table loaded) {
     Table table = withMetricsListener(id, loaded);
     ReentrantLock lock = commitLocks.computeIfAbsent(id, k -> new ReentrantLock());
-    return new DefaultFeatureTable(new TableHandle(id, table, table.io(), lock, config, workers), background);
+    return new DefaultFeatureTable(new TableHandle(id, table, table.io(), lock, config, workers, operationLog, false),
+        background);
   }
 
   /**

@@ -18,6 +18,9 @@ import dev.featurestore.TableStats;
 import dev.featurestore.Tiering;
 import dev.featurestore.TimeTravelQuery;
 import dev.featurestore.core.ingest.IngestOperation;
+import dev.featurestore.MetadataTable;
+import dev.featurestore.QueryResult;
+import dev.featurestore.core.inspect.MetadataTables;
 import dev.featurestore.core.bloom.BloomFilters;
 import dev.featurestore.core.lookup.Lookups;
 import dev.featurestore.core.maintenance.Maintenance;
@@ -86,11 +89,13 @@ final class DefaultFeatureTable implements FeatureTable {
 
   @Override
   public Ingest ingest() {
+    handle.checkWritable("ingest into table " + handle.id());
     return new IngestOperation(handle);
   }
 
   @Override
   public SchemaEvolution evolveSchema() {
+    handle.checkWritable("evolve schema of table " + handle.id());
     return new SchemaChange(handle);
   }
 
@@ -106,6 +111,7 @@ final class DefaultFeatureTable implements FeatureTable {
 
   @Override
   public TableMaintenance maintenance() {
+    handle.checkWritable("maintain table " + handle.id());
     return new Maintenance(handle, background);
   }
 
@@ -116,6 +122,7 @@ final class DefaultFeatureTable implements FeatureTable {
 
   @Override
   public PartitionEvolution evolvePartitionSpec() {
+    handle.checkWritable("evolve partition spec of table " + handle.id());
     return Partitioning.evolve(handle);
   }
 
@@ -151,6 +158,7 @@ final class DefaultFeatureTable implements FeatureTable {
 
   @Override
   public BloomFilterUpdate updateBloomFilters() {
+    handle.checkWritable("update bloom filters of table " + handle.id());
     return BloomFilters.update(handle);
   }
 
@@ -161,7 +169,18 @@ final class DefaultFeatureTable implements FeatureTable {
 
   @Override
   public Tiering tiering() {
+    handle.checkWritable("tier table " + handle.id());
     return Tierings.of(handle);
+  }
+
+  @Override
+  public QueryResult metadata(MetadataTable metadataTable) {
+    return MetadataTables.read(handle, metadataTable);
+  }
+
+  @Override
+  public boolean isReadOnly() {
+    return handle.readOnly();
   }
 
   @Override
@@ -183,6 +202,6 @@ final class DefaultFeatureTable implements FeatureTable {
 
   @Override
   public String toString() {
-    return "FeatureTable{" + handle.id() + "}";
+    return "FeatureTable{" + handle.id() + (handle.readOnly() ? ", read-only" : "") + "}";
   }
 }

@@ -130,6 +130,15 @@ class PublicEntryPointsTest {
         () -> store.createTable(TableDefinition.builder("walk.t", SCHEMA).build())));
     rows.add(bad("store.objects on local disk", ValidationException.class, () -> store.objects()));
     rows.add(bad("store.unwrap unknown type", () -> store.unwrap(StringBuilder.class)));
+    rows.add(bad("store.openReadOnly blank", InvalidArgumentException.class, () -> store.openReadOnly("  ")));
+    rows.add(bad("store.openReadOnly NUL", InvalidArgumentException.class, () -> store.openReadOnly("x\0.metadata.json")));
+    rows.add(bad("store.openReadOnly missing", NotFoundException.class,
+        () -> store.openReadOnly(root.resolve("nope/00001-a.metadata.json").toString())));
+    rows.add(bad("s3store.openReadOnly key ..", InvalidArgumentException.class, () -> s3store.openReadOnly("../x.metadata.json")));
+    rows.add(bad("MetadataTable.fromName unknown", InvalidArgumentException.class,
+        () -> dev.featurestore.MetadataTable.fromName("files'; DROP TABLE x; --")));
+    rows.add(bad("config actor blank", InvalidArgumentException.class, () -> FeatureStore.builder().actor(" ")));
+    rows.add(bad("config actor newline", InvalidArgumentException.class, () -> FeatureStore.builder().actor("a\nb")));
     rows.add(nul("store.table null", () -> store.table((TableId) null)));
 
     // TableDefinition and PartitionSpecBuilder
@@ -415,6 +424,10 @@ class PublicEntryPointsTest {
     rows.add(nul("store.listTables null", () -> store.listTables(null)));
     rows.add(nul("store.dropTable null", () -> store.dropTable(null, false)));
     rows.add(nul("store.unwrap null", () -> store.unwrap(null)));
+    rows.add(nul("store.openReadOnly null", () -> store.openReadOnly(null)));
+    rows.add(nul("config actor null", () -> FeatureStore.builder().actor(null)));
+    rows.add(nul("MetadataTable.fromName null", () -> dev.featurestore.MetadataTable.fromName(null)));
+    rows.add(onNull("table.metadata null", t -> t.metadata(null)));
     rows.add(nul("definition null id", () -> TableDefinition.builder((TableId) null, SCHEMA)));
     rows.add(nul("definition null schema", () -> TableDefinition.builder("walk.x", null)));
     rows.add(nul("definition null spec", () -> TableDefinition.builder("walk.x", SCHEMA).partitionSpec(null)));

@@ -62,7 +62,7 @@ final class Execution implements AutoCloseable {
         timeoutTask = engine.timer().schedule(() -> cancel(true), timeout.toNanos(), TimeUnit.NANOSECONDS);
       }
       connection = engine.newConnection();
-      SqlGuard.check(connection, sql, relations.keySet(), engine.limits());
+      List<MetadataRelations.Name> metadata = SqlGuard.check(connection, sql, relations.keySet(), engine.limits());
       long start = System.nanoTime();
       for (Map.Entry<String, TimeTravelQuery> relation : relations.entrySet()) {
         TimeTravelQuery version = relation.getValue();
@@ -113,6 +113,14 @@ final class Execution implements AutoCloseable {
           throw Errors.translate(e, "read table " + scan.tableId());
         }
         index++;
+        checkCancelled();
+      }
+      for (MetadataRelations.Name name : metadata) {
+        try {
+          MetadataRelations.register(connection, engine.store(), name, fallbackDirectory());
+        } catch (RuntimeException e) {
+          throw Errors.translate(e, "read metadata table " + name.text());
+        }
         checkCancelled();
       }
       return this;

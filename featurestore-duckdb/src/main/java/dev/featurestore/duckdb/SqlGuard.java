@@ -36,7 +36,11 @@ final class SqlGuard {
    */
   record Limits(int maxSqlLength, String memoryLimit, long memoryLimitBytes) {}
 
-  static void check(Connection connection, String sql, Set<String> relations, Limits limits) {
+  /**
+   * Checks {@code sql}; returns the metadata relations it names ({@link MetadataRelations}), which
+   * the caller registers besides {@code relations}.
+   */
+  static java.util.List<MetadataRelations.Name> check(Connection connection, String sql, Set<String> relations, Limits limits) {
     if (sql.length() > limits.maxSqlLength()) {
       throw new SqlRefusedException("Cannot run query: SQL text is longer than the limit of " + limits.maxSqlLength()
           + " characters (maxSqlLength): " + sql.length());
@@ -68,7 +72,9 @@ final class SqlGuard {
     Set<String> names = new HashSet<>();
     relations.forEach(name -> names.add(name.toLowerCase(Locale.ROOT)));
     collectCteNames(statements, names);
-    walk(statements, names, limits);
+    java.util.Map<String, MetadataRelations.Name> metadata = new java.util.LinkedHashMap<>();
+    walk(statements, names, limits, metadata);
+    return java.util.List.copyOf(metadata.values());
   }
 
   private static void collectCteNames(JsonNode node, Set<String> names) {
@@ -83,7 +89,8 @@ final class SqlGuard {
     }
   }
 
-  private static void walk(JsonNode node, Set<String> names, Limits limits) {
+  private static void walk(JsonNode node, Set<String> names, Limits limits,
+      java.util.Map<String, MetadataRelations.Name> metadata) {
     if (node.isObject()) {
       String type = node.path("type").asText("");
       if (node.path("class").asText("").equals("FUNCTION")) {
@@ -107,6 +114,10 @@ final class SqlGuard {
         String table = node.path("table_name").asText("");
         String schema = node.path("schema_name").asText("");
         String catalog = node.path("catalog_name").asText("");
+        if (!schema.isEmpty() && catalog.isEmpty() && looksLikeMetadata(schema + "." + table)) {
+          throw new SqlRefusedException("Cannot run query: quote a metadata table's name as one identifier: \""
+              + schema + "." + table + "\"");
+        }
         if (!schema.isEmpty() || !catalog.isEmpty()) {
           throw new SqlRefusedException("Cannot run query: qualified table names are not allowed: "
               + (catalog.isEmpty() ? "" : catalog + ".") + (schema.isEmpty() ? "" : schema + ".") + table);
@@ -116,13 +127,17 @@ final class SqlGuard {
               + "table(name, query)): " + table);
         }
         if (!names.contains(table.toLowerCase(Locale.ROOT))) {
-          throw new NotFoundException("Cannot run query: unknown table (give it to the query with table(name, "
-              + "version)): " + table);
+          java.util.Optional<MetadataRelations.Name> meta = MetadataRelations.parse(table);
+          if (meta.isEmpty()) {
+            throw new NotFoundException("Cannot run query: unknown table (give it to the query with table(name, "
+                + "version)): " + table);
+          }
+          metadata.putIfAbsent(table.toLowerCase(Locale.ROOT), meta.get());
         }
       }
     }
     for (JsonNode child : node) {
-      walk(child, names, limits);
+      walk(child, names, limits, metadata);
     }
   }
 
@@ -165,6 +180,14 @@ final class SqlGuard {
       return Long.parseLong(text);
     } catch (NumberFormatException e) {
       return Long.MAX_VALUE; // beyond a long: DuckDB reads it as HUGEINT
+    }
+  }
+
+  private static boolean looksLikeMetadata(String name) {
+    try {
+      return MetadataRelations.parse(name).isPresent();
+    } catch (NotFoundException e) {
+      return true; // the form, with an unknown metadata table: the quoting hint still applies
     }
   }
 

@@ -69,27 +69,7 @@ public final class CatalogLease implements AutoCloseable {
    */
   public static Optional<CatalogLease> forStore(FeatureStoreConfig config, Clock clock) {
     requireNonNull(config, "config is null");
-    Properties props = new Properties();
-    for (Map.Entry<String, String> e : config.catalogProperties().entrySet()) {
-      if (e.getKey().startsWith("jdbc.") && !e.getKey().equals("jdbc.schema-version")) {
-        props.setProperty(e.getKey().substring("jdbc.".length()), e.getValue());
-      }
-    }
-    switch (config.catalogKind()) {
-      case EMBEDDED_SQLITE: {
-        Optional<java.nio.file.Path> file = config.catalogFile();
-        if (file.isEmpty()) {
-          return Optional.empty();
-        }
-        props.putIfAbsent("busy_timeout", Long.toString(config.busyTimeout().toMillis()));
-        props.putIfAbsent("journal_mode", "WAL");
-        return Optional.of(new CatalogLease("jdbc:sqlite:" + file.get().toAbsolutePath(), props, clock));
-      }
-      case JDBC:
-        return config.catalogUri().map(uri -> new CatalogLease(uri, props, clock));
-      default:
-        return Optional.empty();
-    }
+    return CatalogDatabase.of(config).map(db -> new CatalogLease(db.url(), db.properties(), clock));
   }
 
   /**

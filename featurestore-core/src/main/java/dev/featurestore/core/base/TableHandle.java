@@ -3,6 +3,7 @@ package dev.featurestore.core.base;
 import static java.util.Objects.requireNonNull;
 
 import dev.featurestore.FeatureStoreConfig;
+import dev.featurestore.InvalidStateException;
 import dev.featurestore.TableId;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.locks.ReentrantLock;
@@ -25,14 +26,48 @@ public final class TableHandle {
   private final ReentrantLock commitLock;
   private final FeatureStoreConfig config;
   private final ExecutorService workers;
+  private final OperationLog operations;
+  private final boolean readOnly;
 
-  public TableHandle(TableId id, Table table, FileIO io, ReentrantLock commitLock, FeatureStoreConfig config, ExecutorService workers) {
+  /**
+   * A handle of a catalog table ({@code readOnly} false) or of a table opened from its metadata
+   * alone ({@code readOnly} true: {@link #commitLocked} refuses).
+   */
+  public TableHandle(TableId id, Table table, FileIO io, ReentrantLock commitLock, FeatureStoreConfig config,
+      ExecutorService workers, OperationLog operations, boolean readOnly) {
     this.id = requireNonNull(id, "id is null");
     this.table = requireNonNull(table, "table is null");
     this.io = requireNonNull(io, "io is null");
     this.commitLock = requireNonNull(commitLock, "commitLock is null");
     this.config = requireNonNull(config, "config is null");
     this.workers = requireNonNull(workers, "workers is null");
+    this.operations = requireNonNull(operations, "operations is null");
+    this.readOnly = readOnly;
+  }
+
+  /** True for a table opened read-only from its metadata: every write is refused. */
+  public boolean readOnly() {
+    return readOnly;
+  }
+
+  /**
+   * Throws {@link InvalidStateException} {@code Cannot <what>: table is read-only (opened from its
+   * metadata file): <table>} if the table is read-only.
+   */
+  public void checkWritable(String what) {
+    if (readOnly) {
+      throw new InvalidStateException("Cannot " + what + ": table is read-only (opened from its metadata file): " + id);
+    }
+  }
+
+  /** The store's operations log. */
+  public OperationLog operations() {
+    return operations;
+  }
+
+  /** Records an operation on this table in the store's operations log; never throws. */
+  public void record(String operation, Long snapshotId, java.util.Map<String, ?> details) {
+    operations.record(operation, id, snapshotId, details);
   }
 
   public TableId id() {
@@ -68,6 +103,7 @@ public final class TableHandle {
    * translates Iceberg failures to the library's exceptions.
    */
   public <T> T commitLocked(Supplier<T> action) {
+    checkWritable("commit to table " + id);
     commitLock.lock();
     try {
       table.refresh();

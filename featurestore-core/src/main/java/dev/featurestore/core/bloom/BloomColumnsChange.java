@@ -9,6 +9,7 @@ import dev.featurestore.InvalidStateException;
 import dev.featurestore.core.base.TableHandle;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.UpdateProperties;
@@ -83,7 +84,10 @@ final class BloomColumnsChange implements BloomFilterUpdate {
       }
       update.commit();
       table.refresh();
-      return BloomFilterColumn.fromProperties(table.properties());
+      Map<String, BloomFilterColumn> columns = BloomFilterColumn.fromProperties(table.properties());
+      handle.record("bloom_filter_change", null, Map.of("columns", List.copyOf(columns.keySet()),
+          "removed", List.copyOf(removed.keySet())));
+      return columns;
     });
   }
 

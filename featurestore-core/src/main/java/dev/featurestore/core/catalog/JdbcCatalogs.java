@@ -29,11 +29,11 @@ final class JdbcCatalogs {
   static JdbcCatalog open(String name, Map<String, String> props, FileIO io) {
     for (int attempt = 1; ; attempt++) {
       AtomicReference<JdbcClientPool> pool = new AtomicReference<>();
-      JdbcCatalog catalog = new JdbcCatalog(ignored -> io, p -> {
+      JdbcCatalog catalog = new HintingJdbcCatalog(ignored -> io, p -> {
         JdbcClientPool created = new JdbcClientPool(p.get(org.apache.iceberg.CatalogProperties.URI), p);
         pool.set(created);
         return created;
-      }, true);
+      });
       try {
         catalog.initialize(name, props);
         return catalog;

@@ -4,7 +4,9 @@ import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.regex.Matcher;
@@ -14,7 +16,9 @@ import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.TableMetadataParser;
 import org.apache.iceberg.exceptions.NotFoundException;
 import org.apache.iceberg.io.FileIO;
+import org.apache.iceberg.io.FileInfo;
 import org.apache.iceberg.io.SeekableInputStream;
+import org.apache.iceberg.io.SupportsPrefixOperations;
 
 /**
  * The {@code NNNNN-<uuid>.metadata.json} files of a table folder: their version numbers, and
@@ -40,6 +44,25 @@ final class MetadataFiles {
   static OptionalLong version(String fileName) {
     Matcher m = NAME.matcher(fileName);
     return m.matches() ? OptionalLong.of(Long.parseLong(m.group(1))) : OptionalLong.empty();
+  }
+
+  /**
+   * The catalog's metadata files directly in {@code folder} (ending in {@code /}), newest version
+   * first; a name not of the catalog's layout first of all. The path-based readers' copies
+   * ({@link VersionHint}) are not listed: they copy catalog files, which are judged themselves.
+   */
+  static List<String> list(SupportsPrefixOperations listing, String folder) {
+    List<String> files = new ArrayList<>();
+    for (FileInfo file : listing.listPrefix(folder)) {
+      String name = fileName(file.location());
+      if (name.endsWith(".metadata.json") && !VersionHint.isCopy(name)
+          && file.location().length() == folder.length() + name.length()) {
+        files.add(file.location());
+      }
+    }
+    files.sort(Comparator.comparingLong((String f) -> version(fileName(f)).orElse(Long.MAX_VALUE)).reversed()
+        .thenComparing(Comparator.naturalOrder()));
+    return files;
   }
 
   static String fileName(String location) {

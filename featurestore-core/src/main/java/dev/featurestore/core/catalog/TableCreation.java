@@ -97,7 +97,7 @@ public final class TableCreation {
 
   private static Table createChecked(Catalog catalog, FileIO io, SupportsPrefixOperations listing, NewTable table,
       String metadataFolder) {
-    List<String> files = metadataFiles(listing, metadataFolder);
+    List<String> files = MetadataFiles.list(listing, metadataFolder);
     if (files.isEmpty()) {
       return build(catalog, table);
     }
@@ -151,7 +151,7 @@ public final class TableCreation {
     try {
       Table winner = catalog.loadTable(table.ident());
       String uuid = winner.uuid().toString();
-      for (String file : metadataFiles(listing, metadataFolder)) {
+      for (String file : MetadataFiles.list(listing, metadataFolder)) {
         if (MetadataFiles.version(MetadataFiles.fileName(file)).orElse(-1) == 0) {
           Optional<TableMetadata> metadata = MetadataFiles.read(io, file);
           if (metadata.isPresent() && !metadata.get().uuid().equals(uuid)) {
@@ -171,24 +171,6 @@ public final class TableCreation {
         .withProperties(table.properties());
     table.location().ifPresent(builder::withLocation);
     return builder.create();
-  }
-
-  /** The metadata files in {@code folder}, newest version first. */
-  private static List<String> metadataFiles(SupportsPrefixOperations listing, String folder) {
-    List<String> files = new ArrayList<>();
-    for (FileInfo file : listing.listPrefix(folder)) {
-      String name = MetadataFiles.fileName(file.location());
-      if (name.endsWith(".metadata.json") && file.location().length() == folder.length() + name.length()) {
-        files.add(file.location());
-      }
-    }
-    files.sort(Comparator.comparingLong((String f) -> versionOf(f)).reversed().thenComparing(Comparator.naturalOrder()));
-    return files;
-  }
-
-  private static long versionOf(String location) {
-    // a name not of the catalog's layout (not ours: refused) first
-    return MetadataFiles.version(MetadataFiles.fileName(location)).orElse(Long.MAX_VALUE);
   }
 
   /**

@@ -85,7 +85,20 @@ final class IngestCommit {
       transaction.commitTransaction();
     }
     // the snapshot this ingest committed, found by its mark (not "whatever is current now")
-    return ingestMark.committedSnapshotId(current, branch);
+    long snapshotId = ingestMark.committedSnapshotId(current, branch);
+    java.util.Map<String, Object> details = new java.util.LinkedHashMap<>();
+    details.put("source", sourceKind);
+    details.put("files", files.size());
+    details.put("rows", files.stream().mapToLong(DataFile::recordCount).sum());
+    details.put("bytes", files.stream().mapToLong(DataFile::fileSizeInBytes).sum());
+    if (evolution.changed()) {
+      details.put("schema_changed", true);
+    }
+    if (branch != null) {
+      details.put("branch", branch);
+    }
+    handle.record("ingest", snapshotId, details);
+    return snapshotId;
   }
 
   private <T extends SnapshotUpdate<T>> T summarize(T update) {

@@ -176,6 +176,9 @@ final class CompactionOperation implements Compaction {
     }
     LOG.info("Compacted table {}: {} files -> {} files in {} partitions", handle.id(), rewritten.size(),
         written.size(), groups.size());
+    handle.record("compact", snapshotId, java.util.Map.of("rewritten_files", rewritten.size(), "added_files", written.size(),
+        "removed_delete_files", danglingDeletes.size(), "rewritten_bytes", rewrittenBytes, "added_bytes", addedBytes,
+        "rows", rows));
     return new CompactionResult(OptionalLong.of(snapshotId), rewritten.size(), written.size(),
         danglingDeletes.size(), rewrittenBytes, addedBytes, rows, groups.size());
   }

@@ -146,7 +146,10 @@ final class ExpireOperation implements SnapshotExpiry {
     }
     List<Long> expired = new ArrayList<>(before);
     LOG.info("Expired {} snapshot(s) of table {}", expired.size(), handle.id());
-    return counter.result(expired);
+    ExpireResult result = counter.result(expired);
+    handle.record("expire_snapshots", null, java.util.Map.of("expired_snapshot_ids", result.expiredSnapshotIds(),
+        "deleted_files", result.deletedFiles(), "bytes_freed", result.bytesFreed()));
+    return result;
   }
 
   /** Locations of the delete files of every known snapshot, so deleted files can be told apart. */

@@ -28,6 +28,8 @@ final class ManifestRewrite {
       CommitMarks.carryStreamMarks(before, table.rewriteManifests().clusterBy(file -> file.specId())).commit();
       table.refresh();
       Snapshot after = table.currentSnapshot();
+      handle.record("rewrite_manifests", after.snapshotId(), java.util.Map.of("manifests_before", manifestsBefore,
+          "manifests_after", after.dataManifests(table.io()).size()));
       return new RewriteManifestsResult(
           OptionalLong.of(after.snapshotId()), manifestsBefore, after.dataManifests(table.io()).size());
     });

@@ -120,6 +120,8 @@ final class OrphanFilesOperation implements OrphanFileRemoval {
         }
         LOG.info("Removed {} orphan files ({} bytes) of table {}", orphans.size(),
             orphans.stream().mapToLong(OrphanFile::sizeBytes).sum(), handle.id());
+        handle.record("remove_orphan_files", null, java.util.Map.of("deleted_files", orphans.size(),
+            "bytes", orphans.stream().mapToLong(OrphanFile::sizeBytes).sum(), "scanned_files", scanned));
       }
       return new OrphanFilesResult(orphans, delete, scanned, referenced.size());
     });

@@ -44,6 +44,8 @@ final class PlannedMaintenance implements MaintenancePlan {
   private final List<MaintenanceStep> steps;
   private final String table;
   private final java.time.Clock clock;
+  private final TableHandle handle;
+  private final boolean independentSteps;
   private MaintenanceListener listener = progress -> {};
   private boolean used = false;
   // what the steps finished so far did: the report, also after a later step failed (background maintenance counts it)
@@ -54,8 +56,12 @@ final class PlannedMaintenance implements MaintenancePlan {
   private long started;
 
   private PlannedMaintenance(Maintenance maintenance, MaintenancePolicy policy, List<MaintenanceStep> steps,
-      String table, java.time.Clock clock) {
+      TableHandle handle, boolean independentSteps) {
     this.maintenance = maintenance;
+    this.independentSteps = independentSteps;
+    this.handle = handle;
+    String table = handle.id().toString();
+    java.time.Clock clock = handle.config().clock();
     this.clock = clock;
     this.policy = policy;
     this.steps = List.copyOf(steps);
@@ -70,6 +76,9 @@ final class PlannedMaintenance implements MaintenancePlan {
    * With {@code onlyUseful}, for background maintenance that checks every few seconds: expiry only
    * when some snapshot would actually go (a threshold met by young snapshots would recompute
    * reachability at every check for nothing), and no orphan removal (it has its own interval).
+   * Its steps are also independent: a step that fails (a compaction or manifest rewrite that keeps
+   * losing to a stream's commits) does not keep the later ones (expiry) from running; the first
+   * failure is thrown once every step had its turn.
    */
   static PlannedMaintenance plan(Maintenance maintenance, TableHandle handle, MaintenancePolicy policy,
       boolean onlyUseful) {
@@ -122,7 +131,7 @@ final class PlannedMaintenance implements MaintenancePlan {
         steps.add(new MaintenanceStep(MaintenanceTask.REMOVE_ORPHAN_FILES,
             "other steps ran: files older than " + policy.orphanSafetyWindow() + " that nothing references"));
       }
-      return new PlannedMaintenance(maintenance, policy, steps, handle.id().toString(), clock);
+      return new PlannedMaintenance(maintenance, policy, steps, handle, onlyUseful);
     });
   }
 
@@ -151,6 +160,7 @@ final class PlannedMaintenance implements MaintenancePlan {
     used = true;
     started = System.nanoTime();
     int index = 0;
+    RuntimeException failure = null;
     for (MaintenanceStep step : steps) {
       index++;
       listener.onProgress(new MaintenanceProgress(step.task(), index, steps.size(), Status.STARTED, ""));
@@ -185,9 +195,24 @@ final class PlannedMaintenance implements MaintenancePlan {
         }
       } catch (RuntimeException e) {
         listener.onProgress(new MaintenanceProgress(step.task(), index, steps.size(), Status.FAILED, e.getMessage()));
-        throw e;
+        if (!independentSteps) {
+          throw e;
+        }
+        if (failure == null) {
+          failure = e;
+        } else {
+          failure.addSuppressed(e);
+        }
+        continue;
       }
       listener.onProgress(new MaintenanceProgress(step.task(), index, steps.size(), Status.FINISHED, message));
+    }
+    if (failure != null) {
+      throw failure;
+    }
+    if (!steps.isEmpty()) {
+      handle.record("maintenance_plan", null, java.util.Map.of("steps",
+          steps.stream().map(s -> s.task().name().toLowerCase(java.util.Locale.ROOT)).toList()));
     }
     return partialReport();
   }

@@ -17,6 +17,7 @@ import org.apache.iceberg.PartitionStatisticsFile;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.StatisticsFile;
 import org.apache.iceberg.Table;
+import dev.featurestore.core.catalog.VersionHint;
 import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.io.FileIO;
 
@@ -39,6 +40,8 @@ final class ReachableFiles {
       for (TableMetadata.MetadataLogEntry entry : metadata.previousFiles()) {
         files.add(normalize(entry.file()));
       }
+      // the hint and copies path-based readers use, written beside the metadata after each commit
+      VersionHint.keptFiles(metadata).forEach(f -> files.add(normalize(f)));
     }
     for (StatisticsFile stats : table.statisticsFiles()) {
       files.add(normalize(stats.path()));

@@ -10,6 +10,7 @@ import dev.featurestore.ObjectMetadata;
 import dev.featurestore.ObjectPage;
 import dev.featurestore.ObjectPreview;
 import dev.featurestore.ObjectStorage;
+import dev.featurestore.core.base.OperationLog;
 import dev.featurestore.ObjectSummary;
 import dev.featurestore.ObjectUpload;
 import dev.featurestore.StorageException;
@@ -62,10 +63,12 @@ public final class S3ObjectBrowser implements ObjectBrowser, AutoCloseable {
 
   private final Bucket bucket;
   private final FileIO io;
+  private final OperationLog operations;
 
-  public S3ObjectBrowser(ObjectStorage storage, FileIO io) {
+  public S3ObjectBrowser(ObjectStorage storage, FileIO io, OperationLog operations) {
     requireNonNull(storage, "storage is null");
     this.io = requireNonNull(io, "io is null");
+    this.operations = requireNonNull(operations, "operations is null");
     this.bucket = Bucket.over(storage, io);
   }
 
@@ -315,6 +318,7 @@ public final class S3ObjectBrowser implements ObjectBrowser, AutoCloseable {
     } catch (SdkException e) {
       throw bucket.translate(e, "delete object " + key);
     }
+    operations.record("delete_object", null, null, java.util.Map.of("key", key, "force", force));
   }
 
   @Override
@@ -323,7 +327,7 @@ public final class S3ObjectBrowser implements ObjectBrowser, AutoCloseable {
     ObjectStorage.checkObjectName(name);
     String key = "raw/" + name;
     bucket.key(key);
-    return new S3ObjectUpload(bucket, key);
+    return new S3ObjectUpload(bucket, key, operations);
   }
 
   static String unquote(String etag) {

@@ -10,6 +10,7 @@ import dev.featurestore.ObjectUpload;
 import dev.featurestore.StorageProvider;
 import dev.featurestore.UploadListener;
 import dev.featurestore.UploadResult;
+import dev.featurestore.core.base.OperationLog;
 import dev.featurestore.core.storage.s3.Bucket;
 import dev.featurestore.core.storage.s3.ObjectUploader;
 import java.io.InputStream;
@@ -25,6 +26,7 @@ final class S3ObjectUpload implements ObjectUpload {
   static final long S3_MIN_PART_SIZE = 5L * 1024 * 1024;
 
   private final Bucket bucket;
+  private final OperationLog operations;
   private final String key;
   private Path file;
   private InputStream stream;
@@ -36,7 +38,8 @@ final class S3ObjectUpload implements ObjectUpload {
   private UploadListener listener;
   private boolean used;
 
-  S3ObjectUpload(Bucket bucket, String key) {
+  S3ObjectUpload(Bucket bucket, String key, OperationLog operations) {
+    this.operations = operations;
     this.bucket = bucket;
     this.key = key;
   }
@@ -157,9 +160,12 @@ final class S3ObjectUpload implements ObjectUpload {
     long single = threshold >= 0 ? threshold : file != null ? defaults.singlePutLimit() : part;
     ObjectUploader.Options options = new ObjectUploader.Options(part, single, defaults.partsInFlight(),
         contentType != null ? contentType : defaultContentType(key), metadata, listener);
-    return file != null
+    UploadResult result = file != null
         ? ObjectUploader.upload(bucket, key, file, options)
         : ObjectUploader.upload(bucket, key, stream, options);
+    operations.record("upload", null, null, java.util.Map.of("key", result.key(), "bytes", result.bytes(),
+        "parts", result.parts(), "overwrite", overwrite));
+    return result;
   }
 
   static String defaultContentType(String key) {

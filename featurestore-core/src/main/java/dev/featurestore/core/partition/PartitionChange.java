@@ -103,6 +103,8 @@ final class PartitionChange implements PartitionEvolution {
       Table table = handle.table();
       build(table).commit();
       table.refresh();
+      handle.record("partition_spec_change", null, java.util.Map.of("change", List.copyOf(described), "spec_id", table.spec().specId(),
+          "spec", table.spec().toString()));
       return table.spec();
     }));
   }

@@ -184,13 +184,20 @@ public final class TableQuery {
     @Override
     public ExportResult exportParquet(Path file) {
       InvalidArgumentException.requireNonNull(file, "export query", "file");
-      return ParquetExport.export(handle, plan(), file);
+      return recorded(ParquetExport.export(handle, plan(), file));
     }
 
     @Override
     public ExportResult exportToBucket(String name) {
       InvalidArgumentException.requireNonNull(name, "export query to bucket", "name");
-      return ParquetExport.exportToBucket(handle, plan(), name);
+      return recorded(ParquetExport.exportToBucket(handle, plan(), name));
+    }
+
+    private ExportResult recorded(ExportResult result) {
+      handle.record("export", result.lineage().snapshot().orElse(null), java.util.Map.of("location", result.location(),
+          "rows", result.rows(), "bytes", result.bytes(), "filter", result.lineage().filter(),
+          "columns", result.lineage().columns()));
+      return result;
     }
 
     private Plan plan() {

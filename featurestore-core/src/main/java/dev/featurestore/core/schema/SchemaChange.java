@@ -264,7 +264,10 @@ public final class SchemaChange implements SchemaEvolution {
         update.commit();
         moveColumnProperties(transaction, before, transaction.table().schema());
         transaction.commitTransaction();
-        return table.schema();
+        Schema after = table.schema();
+        handle.record("schema_change", null, java.util.Map.of("changes", steps.size(),
+            "schema_id_before", before.schemaId(), "schema_id", after.schemaId(), "columns", after.columns().size()));
+        return after;
       });
       committed = true;
       LOG.info("Evolved schema of table {}: {} change(s), schema id {}", handle.id(), steps.size(), result.schemaId());

@@ -102,6 +102,7 @@ public final class Snapshots implements SnapshotManager {
     return handle.commitLocked(() -> {
       Table table = handle.table();
       rollbackLocked(table, snapshotId);
+      handle.record("rollback", snapshotId, Map.of("to_snapshot_id", snapshotId));
       return info(table.snapshot(snapshotId), table.currentSnapshot());
     });
   }
@@ -113,6 +114,7 @@ public final class Snapshots implements SnapshotManager {
       Table table = handle.table();
       long snapshotId = snapshotIdAsOf(table, time, "Cannot roll back");
       rollbackLocked(table, snapshotId);
+      handle.record("rollback", snapshotId, Map.of("to_snapshot_id", snapshotId, "as_of", time.toString()));
       return info(table.snapshot(snapshotId), table.currentSnapshot());
     });
   }
@@ -128,6 +130,7 @@ public final class Snapshots implements SnapshotManager {
       if (current == null || current.snapshotId() != snapshotId) {
         table.manageSnapshots().setCurrentSnapshot(snapshotId).commit();
         LOG.info("Set current snapshot of table {} to {}", handle.id(), snapshotId);
+        handle.record("set_current_snapshot", snapshotId, Map.of("to_snapshot_id", snapshotId));
       }
       return info(table.snapshot(snapshotId), table.currentSnapshot());
     });
@@ -161,6 +164,7 @@ public final class Snapshots implements SnapshotManager {
       requireRef(table, name, false, "Cannot replace tag");
       requireSnapshot(table, snapshotId, "Cannot replace tag " + name);
       table.manageSnapshots().replaceTag(name, snapshotId).commit();
+      handle.record("replace_tag", null, Map.of("tag", name, "snapshot_id", snapshotId));
       return null;
     });
   }
@@ -173,6 +177,7 @@ public final class Snapshots implements SnapshotManager {
       requireRef(table, name, true, "Cannot replace branch");
       requireSnapshot(table, snapshotId, "Cannot replace branch " + name);
       table.manageSnapshots().replaceBranch(name, snapshotId).commit();
+      handle.record("replace_branch", null, Map.of("branch", name, "snapshot_id", snapshotId));
       return null;
     });
   }
@@ -194,6 +199,7 @@ public final class Snapshots implements SnapshotManager {
         throw new AlreadyExistsException("Cannot rename branch " + name + ": ref already exists: " + newName);
       }
       table.manageSnapshots().renameBranch(name, newName).commit();
+      handle.record("rename_branch", null, Map.of("branch", name, "new_name", newName));
       return null;
     });
   }
@@ -205,6 +211,7 @@ public final class Snapshots implements SnapshotManager {
       Table table = handle.table();
       requireRef(table, name, false, "Cannot remove tag");
       table.manageSnapshots().removeTag(name).commit();
+      handle.record("remove_tag", null, Map.of("tag", name));
       return null;
     });
   }
@@ -219,6 +226,7 @@ public final class Snapshots implements SnapshotManager {
       Table table = handle.table();
       requireRef(table, name, true, "Cannot remove branch");
       table.manageSnapshots().removeBranch(name).commit();
+      handle.record("remove_branch", null, Map.of("branch", name));
       return null;
     });
   }
@@ -240,6 +248,7 @@ public final class Snapshots implements SnapshotManager {
               + from.snapshotId() + " is not an ancestor of " + target.snapshotId());
         }
         table.manageSnapshots().fastForwardBranch(branch, to).commit();
+        handle.record("fast_forward", target.snapshotId(), Map.of("branch", branch, "to", to));
       }
       return info(table.snapshot(target.snapshotId()), table.currentSnapshot());
     });
@@ -261,6 +270,7 @@ public final class Snapshots implements SnapshotManager {
       if (before != null && current.snapshotId() == before.snapshotId()) {
         throw new ValidationException("Cannot cherry-pick snapshot " + snapshotId + ": nothing to apply");
       }
+      handle.record("cherry_pick", current.snapshotId(), Map.of("picked_snapshot_id", snapshotId));
       return info(current, current);
     });
   }
@@ -276,6 +286,7 @@ public final class Snapshots implements SnapshotManager {
       Table table = handle.table();
       requireRef(table, branch, true, "Cannot set min snapshots to keep");
       table.manageSnapshots().setMinSnapshotsToKeep(branch, count).commit();
+      handle.record("set_retention", null, Map.of("branch", branch, "min_snapshots_to_keep", count));
       return null;
     });
   }
@@ -288,6 +299,7 @@ public final class Snapshots implements SnapshotManager {
       Table table = handle.table();
       requireRef(table, branch, true, "Cannot set max snapshot age");
       table.manageSnapshots().setMaxSnapshotAgeMs(branch, ms).commit();
+      handle.record("set_retention", null, Map.of("branch", branch, "max_snapshot_age_ms", ms));
       return null;
     });
   }
@@ -305,6 +317,7 @@ public final class Snapshots implements SnapshotManager {
         throw new NotFoundException("Cannot set max ref age: unknown ref: " + ref);
       }
       table.manageSnapshots().setMaxRefAgeMs(ref, ms).commit();
+      handle.record("set_retention", null, Map.of("ref", ref, "max_ref_age_ms", ms));
       return null;
     });
   }
@@ -383,6 +396,7 @@ public final class Snapshots implements SnapshotManager {
       } else {
         table.manageSnapshots().createBranch(name, snapshotId).commit();
       }
+      handle.record("create_" + kind, null, Map.of(kind, name, "snapshot_id", snapshotId));
       return null;
     });
   }

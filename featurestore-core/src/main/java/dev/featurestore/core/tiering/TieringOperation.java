@@ -141,6 +141,11 @@ final class TieringOperation implements Tiering {
       LOG.info("Tiered table {}: {} files ({} bytes) moved to cold storage in {} commits", handle.id(), moved.size(),
           bytes, snapshots.size());
     }
+    if (!moved.isEmpty() || leftovers > 0) {
+      handle.record("tiering", snapshots.isEmpty() ? null : snapshots.get(snapshots.size() - 1),
+          java.util.Map.of("moved_files", moved.size(), "bytes", bytes, "commits", snapshots.size(),
+              "hot_leftovers_deleted", leftovers));
+    }
     return new TieringResult(false, moved, bytes, snapshots, plan.skipped(), leftovers);
   }
 

@@ -27,7 +27,7 @@ import org.junit.jupiter.api.Test;
  *       other pieces every concern shares) sits above storage and catalog and below the concerns:
  *       it knows no concern and not the composition root.
  *   <li>Each table concern (ingest, schema, partition, bloom, snapshot, query, stats, maintenance, lookup,
- *       tiering, objects, dashboard) stands alone: no concern
+ *       tiering, objects, dashboard, inspect) stands alone: no concern
  *       depends on another, and none on the store implementation (the composition root); what they
  *       share lives in the floor.
  *   <li>Streams that wrap a FileIO stream extend the one forwarding base in storage
@@ -63,7 +63,7 @@ class LayeringTest {
             "dev.featurestore.core.query..", "dev.featurestore.core.stats..", "dev.featurestore.core.maintenance..",
             "dev.featurestore.core.partition..", "dev.featurestore.core.bloom..",
             "dev.featurestore.core.lookup..", "dev.featurestore.core.tiering..", "dev.featurestore.core.objects..",
-            "dev.featurestore.core.dashboard..")
+            "dev.featurestore.core.dashboard..", "dev.featurestore.core.inspect..")
         .check(classes);
   }
 
@@ -75,14 +75,14 @@ class LayeringTest {
             "dev.featurestore.core.snapshot..", "dev.featurestore.core.query..", "dev.featurestore.core.stats..",
             "dev.featurestore.core.maintenance..", "dev.featurestore.core.partition..",
             "dev.featurestore.core.bloom..", "dev.featurestore.core.lookup..", "dev.featurestore.core.tiering..",
-            "dev.featurestore.core.objects..", "dev.featurestore.core.dashboard..")
+            "dev.featurestore.core.objects..", "dev.featurestore.core.dashboard..", "dev.featurestore.core.inspect..")
         .check(classes);
   }
 
   @Test
   void tableConcerns_areIndependentOfEachOther() {
     slices().matching(
-            "dev.featurestore.core.(ingest|schema|snapshot|query|stats|maintenance|partition|bloom|lookup|tiering|objects|dashboard)..")
+            "dev.featurestore.core.(ingest|schema|snapshot|query|stats|maintenance|partition|bloom|lookup|tiering|objects|dashboard|inspect)..")
         .should().notDependOnEachOther()
         .check(classes);
   }
@@ -94,7 +94,7 @@ class LayeringTest {
             "dev.featurestore.core.query..", "dev.featurestore.core.stats..", "dev.featurestore.core.maintenance..",
             "dev.featurestore.core.partition..", "dev.featurestore.core.bloom..",
             "dev.featurestore.core.lookup..", "dev.featurestore.core.tiering..", "dev.featurestore.core.objects..",
-            "dev.featurestore.core.dashboard..")
+            "dev.featurestore.core.dashboard..", "dev.featurestore.core.inspect..")
         .should().dependOnClassesThat().resideInAPackage("dev.featurestore.core")
         .check(classes);
   }

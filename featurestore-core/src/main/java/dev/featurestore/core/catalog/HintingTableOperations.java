@@ -1,0 +1,142 @@
+package dev.featurestore.core.catalog;
+
+import java.util.HashSet;
+import java.util.Set;
+import org.apache.iceberg.TableMetadata;
+import org.apache.iceberg.TableOperations;
+import org.apache.iceberg.encryption.EncryptionManager;
+import org.apache.iceberg.exceptions.CommitFailedException;
+import org.apache.iceberg.io.FileIO;
+import org.apache.iceberg.io.LocationProvider;
+import org.apache.iceberg.io.SupportsPrefixOperations;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The one place every commit of the store's own catalogs goes through (ingest, schema change,
+ * rollback, expiry, compaction, create): the catalog's table operations, forwarded, and after a
+ * commit that landed the {@link VersionHint} written beside the new metadata. A hint that cannot
+ * be written is a warning, never a failed commit: the commit already happened.
+ */
+final class HintingTableOperations implements TableOperations {
+  private static final Logger LOG = LoggerFactory.getLogger(HintingTableOperations.class);
+
+  private final TableOperations delegate;
+  private final String name;
+
+  HintingTableOperations(TableOperations delegate, String name) {
+    this.delegate = delegate;
+    this.name = name;
+  }
+
+  @Override
+  public TableMetadata current() {
+    return delegate.current();
+  }
+
+  @Override
+  public TableMetadata refresh() {
+    return delegate.refresh();
+  }
+
+  @Override
+  public void commit(TableMetadata base, TableMetadata metadata) {
+    try {
+      delegate.commit(base, metadata);
+    } catch (CommitFailedException e) {
+      deleteLosingAttempt(base);
+      throw e;
+    }
+    try {
+      // the committed metadata with its file location (a refresh: it may already be newer)
+      VersionHint.write(delegate.io(), delegate.current());
+    } catch (RuntimeException e) {
+      LOG.warn("Cannot write version hint of table {} (the commit landed; path-based readers may see an older version): {}",
+          name, e.toString());
+    }
+  }
+
+  /**
+   * After a commit that certainly failed (another commit landed first; Iceberg retries from the new
+   * version): deletes the metadata file the failed attempt wrote, which the catalog's table
+   * operations leave behind. Without this a stream whose commits race background maintenance left
+   * one stray {@code metadata.json} per lost race, which no metadata log bounds and which catalog
+   * recovery would have to choose between. The attempt wrote version {@code N = base + 1}; a file
+   * of version N is deleted only once the winner of N is known (the current metadata or in its
+   * log) and the file is not that winner: every other file of version N was written on top of an
+   * older version than the current one, so its compare-and-swap fails (or failed). A failure to
+   * clean up is logged and leaves the file to orphan removal.
+   */
+  private void deleteLosingAttempt(TableMetadata base) {
+    if (base == null || base.metadataFileLocation() == null || !(delegate.io() instanceof SupportsPrefixOperations listing)) {
+      return;
+    }
+    try {
+      String baseLocation = base.metadataFileLocation();
+      long attempt = MetadataFiles.version(MetadataFiles.fileName(baseLocation)).orElse(-2) + 1;
+      if (attempt < 0) {
+        return;
+      }
+      TableMetadata now = delegate.refresh();
+      Set<String> history = new HashSet<>();
+      history.add(now.metadataFileLocation());
+      now.previousFiles().forEach(entry -> history.add(entry.file()));
+      boolean winnerKnown = history.stream()
+          .anyMatch(f -> MetadataFiles.version(MetadataFiles.fileName(f)).orElse(-1) == attempt);
+      if (!winnerKnown) {
+        return;
+      }
+      String folder = baseLocation.substring(0, baseLocation.lastIndexOf('/') + 1);
+      for (String file : MetadataFiles.list(listing, folder)) {
+        if (MetadataFiles.version(MetadataFiles.fileName(file)).orElse(-1) == attempt && !history.contains(file)) {
+          delegate.io().deleteFile(file);
+          LOG.debug("Deleted metadata file {} of a commit of table {} that lost to another", file, name);
+        }
+      }
+    } catch (RuntimeException e) {
+      LOG.debug("Cannot delete the metadata file of a failed commit of table {} (orphan removal will): {}", name,
+          e.toString());
+    }
+  }
+
+  @Override
+  public FileIO io() {
+    return delegate.io();
+  }
+
+  @Override
+  public EncryptionManager encryption() {
+    return delegate.encryption();
+  }
+
+  @Override
+  public String metadataFileLocation(String fileName) {
+    return delegate.metadataFileLocation(fileName);
+  }
+
+  @Override
+  public LocationProvider locationProvider() {
+    return delegate.locationProvider();
+  }
+
+  @Override
+  public TableOperations temp(TableMetadata uncommittedMetadata) {
+    TableOperations temp = delegate.temp(uncommittedMetadata);
+    return temp == delegate ? this : new HintingTableOperations(temp, name);
+  }
+
+  @Override
+  public long newSnapshotId() {
+    return delegate.newSnapshotId();
+  }
+
+  @Override
+  public boolean requireStrictCleanup() {
+    return delegate.requireStrictCleanup();
+  }
+
+  @Override
+  public String toString() {
+    return delegate.toString();
+  }
+}
