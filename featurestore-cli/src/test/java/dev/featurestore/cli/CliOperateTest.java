@@ -9,13 +9,17 @@ import dev.featurestore.SnapshotInfo;
 import dev.featurestore.SyntheticFeatures;
 import dev.featurestore.TableDefinition;
 import dev.featurestore.TableId;
+import dev.featurestore.cdc.CdcPipeline;
+import dev.featurestore.cdc.CdcStatus;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -27,6 +31,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class CliOperateTest {
   static final TableId EVENTS = SyntheticFeatures.TABLE_ID;
+  static final TableId CDC_LOG = TableId.of("cdc", "log");
 
   @TempDir static Path dir;
   static Path root;
@@ -38,6 +43,12 @@ class CliOperateTest {
     try (FeatureStore store = FeatureStore.openLocal(root)) {
       FeatureTable events = store.createTable(TableDefinition.builder(EVENTS, SyntheticFeatures.schema()).build());
       first = events.ingest().synthetic(1000, 1).commit().snapshotId().orElseThrow();
+      try (CdcPipeline cdc = CdcPipeline.builder(store).changeLog(CDC_LOG).shardId("s1").writeAheadLog(root.resolve("cdc-wal"))
+          .flushInterval(Duration.ZERO).build()) {
+        cdc.insert("users", "1", Map.of("id", 1));
+        cdc.insert("users", "2", Map.of("id", 2));
+        cdc.flush();
+      }
     }
   }
 
@@ -75,7 +86,9 @@ class CliOperateTest {
         cmd("orphans", EVENTS.toString(), "--older-than", "1h", "--delete", "--output", "json"),
         cmd("compact", EVENTS.toString(), "--output", "json", "--progress", "off"),
         cmd("expire", EVENTS.toString(), "--retain-last", "1", "--output", "json"),
-        cmd("tier", EVENTS.toString(), "--status")));
+        cmd("tier", EVENTS.toString(), "--status"),
+        cmd("cdc", "status", CDC_LOG.toString(), "--wal", root.resolve("cdc-wal").toString(), "--output", "json"),
+        cmd("cdc", "status", CDC_LOG.toString(), "--wal", root.resolve("no-wal").toString())));
 
     Cli.Result ingest = r.get(0).succeeded();
     JsonNode added = ingest.json();
@@ -108,7 +121,24 @@ class CliOperateTest {
     assertThat(r.get(12).exit()).isEqualTo(ExitCodes.BAD_INPUT);
     assertThat(r.get(12).err()).startsWith("featurestore: Cannot tier table features.feature_events: the store has no cold storage");
 
+    JsonNode cdc = r.get(13).succeeded().json();
+    assertThat(r.get(14).exit()).isEqualTo(ExitCodes.NOT_FOUND);
+    assertThat(r.get(14).err()).isEqualTo("featurestore: Cannot read CDC status: no write-ahead log directory: "
+        + root.resolve("no-wal") + "\n");
+
     try (FeatureStore store = FeatureStore.openLocal(root)) {
+      CdcStatus status = CdcStatus.read(store, CDC_LOG, root.resolve("cdc-wal"));
+      assertThat(cdc.get("marks")).hasSize(1);
+      assertThat(cdc.get("marks").get(0).get("shard").asText()).isEqualTo("s1");
+      assertThat(cdc.get("marks").get(0).get("max_seq").asLong()).isEqualTo(status.marks().get("s1")).isEqualTo(2);
+      JsonNode wal = cdc.get("wal").get(0);
+      CdcStatus.WalShard shard = status.wal().get(0);
+      assertThat(wal.get("shard").asText()).isEqualTo(shard.shard());
+      assertThat(wal.get("segments").asInt()).isEqualTo(shard.segments());
+      assertThat(wal.get("bytes").asLong()).isEqualTo(shard.bytes());
+      assertThat(wal.get("committed_mark").asLong()).isEqualTo(shard.committedMark().getAsLong());
+      assertThat(wal.get("segments_above_mark").asInt()).isEqualTo(shard.segmentsAboveMark()).isZero();
+
       FeatureTable events = store.table(EVENTS);
       assertThat(events.snapshots().refs()).containsEntry("before", first).containsEntry("dev", devAt);
       assertThat(events.snapshots().snapshot(devAt).totalRows()).isEqualTo(1006);
