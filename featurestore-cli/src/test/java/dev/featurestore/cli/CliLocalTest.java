@@ -37,6 +37,9 @@ class CliLocalTest {
   static Path root;
   static long first;
   static long second;
+  static final int READS = 13;
+  static final int FAILURES = 11;
+  static List<Cli.Result> results;
 
   @BeforeAll
   static void buildStore() {
@@ -52,19 +55,10 @@ class CliLocalTest {
           new Schema(Types.NestedField.required(1, "id", Types.LongType.get()))).build());
       other.append(List.of(Map.of("id", 1L), Map.of("id", 2L)));
     }
-  }
-
-  private static List<String> cmd(String... args) {
-    List<String> c = new ArrayList<>(List.of("--root", root.toString()));
-    c.addAll(List.of(args));
-    return c;
-  }
-
-  @Test
-  void readCommands_answerAsTheApiDoes() throws Exception {
     Path parquet = dir.resolve("result.parquet");
     Path report = dir.resolve("report.html");
-    List<Cli.Result> r = new Cli(dir).batch(List.of(
+    Path missing = dir.resolve("no-such-store");
+    List<List<String>> reads = List.of(
         cmd("tables", "--output", "json"),
         cmd("describe", EVENTS.toString(), "--output", "json"),
         cmd("history", EVENTS.toString(), "--output", "json"),
@@ -77,8 +71,37 @@ class CliLocalTest {
         cmd("history", EVENTS.toString()),
         cmd("report", EVENTS.toString(), "--out", report.toString()),
         cmd("cdc", "status", EVENTS.toString(), "--output", "json"),
-        cmd("schema", OTHER.toString())));
+        cmd("schema", OTHER.toString()));
+    List<List<String>> failures = List.of(
+        List.of("--root", missing.toString(), "history", EVENTS.toString()),
+        cmd("describe", "nope.nope"),
+        cmd("history", EVENTS.toString(), "--bogus"),
+        cmd("tag", EVENTS.toString(), "v1"),
+        cmd("sql", "SELECT * FROM read_csv('/etc/passwd')"),
+        cmd("sql", "SELEC 1"),
+        cmd("objects", "ls"),
+        cmd("files", EVENTS.toString(), "--snapshot", "42"),
+        cmd("expire", EVENTS.toString(), "--older-than", "soon"),
+        List.of("history", EVENTS.toString()),
+        cmd("rollback", EVENTS.toString()));
+    List<List<String>> all = new ArrayList<>(reads);
+    all.addAll(failures);
+    all.add(List.of());
+    all.add(List.of("completion"));
+    results = new Cli(dir).batch(all); // one JVM for every command of this class but the one through main
+  }
 
+  private static List<String> cmd(String... args) {
+    List<String> c = new ArrayList<>(List.of("--root", root.toString()));
+    c.addAll(List.of(args));
+    return c;
+  }
+
+  @Test
+  void readCommands_answerAsTheApiDoes() throws Exception {
+    List<Cli.Result> r = results.subList(0, READS);
+    Path parquet = dir.resolve("result.parquet");
+    Path report = dir.resolve("report.html");
     try (FeatureStore store = FeatureStore.openLocal(root)) {
       FeatureTable events = store.table(EVENTS);
       r.forEach(Cli.Result::succeeded);
@@ -174,18 +197,7 @@ class CliLocalTest {
   @Test
   void failures_exitByClass_withTheLibrarysMessage() {
     Path missing = dir.resolve("no-such-store");
-    List<Cli.Result> r = new Cli(dir).batch(List.of(
-        List.of("--root", missing.toString(), "history", EVENTS.toString()),
-        cmd("describe", "nope.nope"),
-        cmd("history", EVENTS.toString(), "--bogus"),
-        cmd("tag", EVENTS.toString(), "v1"),
-        cmd("sql", "SELECT * FROM read_csv('/etc/passwd')"),
-        cmd("sql", "SELEC 1"),
-        cmd("objects", "ls"),
-        cmd("files", EVENTS.toString(), "--snapshot", "42"),
-        cmd("expire", EVENTS.toString(), "--older-than", "soon"),
-        List.of("history", EVENTS.toString()),
-        cmd("rollback", EVENTS.toString())));
+    List<Cli.Result> r = results.subList(READS, READS + FAILURES);
     assertThat(r.get(0).exit()).isEqualTo(ExitCodes.NOT_FOUND);
     assertThat(r.get(0).err()).isEqualTo("featurestore: Cannot open store: no catalog file, pass the root of an existing store: "
         + missing.toAbsolutePath().resolve("catalog.db") + "\n");
@@ -216,21 +228,22 @@ class CliLocalTest {
   }
 
   @Test
+  void usageAndCompletion() {
+    Cli.Result usage = results.get(READS + FAILURES);
+    assertThat(usage.exit()).isEqualTo(ExitCodes.BAD_INPUT);
+    assertThat(usage.out()).isEmpty();
+    assertThat(usage.err()).contains("Usage: featurestore", "Exit status:");
+    Cli.Result completion = results.get(READS + FAILURES + 1).succeeded();
+    assertThat(completion.out()).contains("complete", "featurestore", "history", "--output");
+  }
+
+  @Test
   void mainProcess_exitsWithTheStatus_andPrintsTheTraceOnlyWhenVerbose() {
-    Cli cli = new Cli(dir);
-    Cli.Result plain = cli.run("--root", root.toString(), "describe", "nope.nope");
-    assertThat(plain.exit()).isEqualTo(ExitCodes.NOT_FOUND);
-    assertThat(plain.err()).isEqualTo("featurestore: Cannot load table: table does not exist: nope.nope\n");
-    Cli.Result verbose = cli.run("--root", root.toString(), "describe", "nope.nope", "--verbose");
+    Cli.Result verbose = new Cli(dir).run("--root", root.toString(), "describe", "nope.nope", "--verbose");
     assertThat(verbose.exit()).isEqualTo(ExitCodes.NOT_FOUND);
+    assertThat(verbose.out()).isEmpty();
     assertThat(verbose.err()).startsWith("featurestore: Cannot load table: table does not exist: nope.nope\n")
         .contains("dev.featurestore.TableNotFoundException", "\tat ");
-    Cli.Result usage = cli.run();
-    assertThat(usage.exit()).isEqualTo(ExitCodes.BAD_INPUT);
-    assertThat(usage.err()).contains("Usage: featurestore", "Exit status:");
-    Cli.Result completion = cli.env(GlobalOptions.ENV_ROOT, root.toString()).run("completion");
-    assertThat(completion.exit()).isZero();
-    assertThat(completion.out()).contains("complete", "featurestore", "history", "--output");
   }
 
   private static List<String> texts(JsonNode array, String field) {
