@@ -39,6 +39,11 @@ class JBangScriptTest {
   private static final String VERSION = "0.1.0-SNAPSHOT";
 
   @TempDir Path dir;
+  /**
+   * The private Maven repository and JBang's cache, shared by the JBang runs of this class: what
+   * one run copied from the user's repository (Iceberg, the AWS SDK, DuckDB ...) the next finds.
+   */
+  @TempDir static Path shared;
 
   @Test
   void quickstartScript_runsWithJBang() throws Exception {
@@ -47,7 +52,7 @@ class JBangScriptTest {
     Path coreJar = project.resolve("featurestore-core/target/featurestore-core-" + VERSION + ".jar");
     assumeThat(coreJar).as("packaged core jar (run in the reactor: ./mvnw -B verify)").exists();
 
-    Path repo = dir.resolve("m2");
+    Path repo = shared.resolve("m2");
     install(repo, "featurestore-parent", project.resolve("pom.xml"), null);
     install(repo, "featurestore-bom", project.resolve("featurestore-bom/pom.xml"), null);
     install(repo, "featurestore-api", project.resolve("featurestore-api/pom.xml"),
@@ -67,7 +72,7 @@ class JBangScriptTest {
 
     ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
     pb.environment().put("JBANG_REPO", repo.toString());        // the private local repository
-    pb.environment().put("JBANG_DIR", dir.resolve("jbang").toString()); // JBang's own cache
+    pb.environment().put("JBANG_DIR", shared.resolve("jbang").toString()); // JBang's own cache
     pb.environment().put("JBANG_NO_VERSION_CHECK", "true");
     pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
     long start = System.nanoTime();
@@ -103,7 +108,7 @@ class JBangScriptTest {
     Path project = Path.of(System.getProperty("featurestore.project", "..")).toAbsolutePath().normalize();
     Path cliJar = project.resolve("featurestore-cli/target/featurestore-cli-" + VERSION + ".jar");
     assumeThat(cliJar).as("packaged cli jar (run in the reactor: ./mvnw -B verify)").exists();
-    Path repo = dir.resolve("m2");
+    Path repo = shared.resolve("m2");
     install(repo, "featurestore-parent", project.resolve("pom.xml"), null);
     install(repo, "featurestore-bom", project.resolve("featurestore-bom/pom.xml"), null);
     for (String module : List.of("featurestore-api", "featurestore-core", "featurestore-cdc", "featurestore-duckdb", "featurestore-cli")) {
@@ -116,7 +121,7 @@ class JBangScriptTest {
     List<String> command = new ArrayList<>(List.of(
         Path.of(System.getProperty("java.home"), "bin", "java").toString(),
         "-cp", jbangClasspath(), "dev.jbang.Main",
-        "run", "--fresh", "--quiet"));
+        "run", "--quiet"));
     if (Files.isDirectory(userRepo)) {
       command.addAll(List.of("--repos", "usercache=" + userRepo.toUri()));
     }
@@ -124,7 +129,7 @@ class JBangScriptTest {
         "--root", store.toString(), "history", "dev.example", "--output", "json"));
     ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
     pb.environment().put("JBANG_REPO", repo.toString());
-    pb.environment().put("JBANG_DIR", dir.resolve("jbang").toString());
+    pb.environment().put("JBANG_DIR", shared.resolve("jbang").toString());
     pb.environment().put("JBANG_NO_VERSION_CHECK", "true");
     pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
     Process process = pb.start();
