@@ -9,6 +9,9 @@ import dev.featurestore.NotFoundException;
 import dev.featurestore.StorageException;
 import dev.featurestore.ValidationException;
 import dev.featurestore.duckdb.SqlRefusedException;
+import java.io.IOException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.NoSuchFileException;
 
 /**
  * The exit status of a command, by the class of its failure: what the caller should do next.
@@ -45,6 +48,16 @@ final class ExitCodes {
     if (failure instanceof ValidationException || failure instanceof SqlRefusedException) {
       return BAD_INPUT;
     }
+    // the command's own files (--out, ingest sources): the JDK's exceptions, same classes
+    if (failure instanceof FileAlreadyExistsException) {
+      return CONFLICT;
+    }
+    if (failure instanceof NoSuchFileException) {
+      return NOT_FOUND;
+    }
+    if (failure instanceof IOException) {
+      return STORAGE;
+    }
     return FAILED;
   }
 
@@ -53,6 +66,12 @@ final class ExitCodes {
     String message = failure.getMessage();
     if (failure instanceof FeatureStoreException && message != null) {
       return message;
+    }
+    if (failure instanceof FileAlreadyExistsException e) {
+      return "Cannot write file: already exists (never replaced): " + e.getFile();
+    }
+    if (failure instanceof NoSuchFileException e) {
+      return "Cannot open file: no such file or directory: " + e.getFile();
     }
     String type = failure.getClass().getSimpleName();
     return message == null || message.isBlank() ? type : type + ": " + FeatureStoreException.printable(message);

@@ -38,7 +38,7 @@ class CliLocalTest {
   static long first;
   static long second;
   static final int READS = 13;
-  static final int FAILURES = 11;
+  static final int FAILURES = 13;
   static List<Cli.Result> results;
 
   @BeforeAll
@@ -83,7 +83,9 @@ class CliLocalTest {
         cmd("files", EVENTS.toString(), "--snapshot", "42"),
         cmd("expire", EVENTS.toString(), "--older-than", "soon"),
         List.of("history", EVENTS.toString()),
-        cmd("rollback", EVENTS.toString()));
+        cmd("rollback", EVENTS.toString()),
+        cmd("report", EVENTS.toString(), "--out", report.toString()),
+        cmd("objects", "ls", "--output", "yaml"));
     List<List<String>> all = new ArrayList<>(reads);
     all.addAll(failures);
     all.add(List.of());
@@ -223,6 +225,11 @@ class CliLocalTest {
         "featurestore: Cannot open store: no store root: pass --root <dir> or set FEATURESTORE_ROOT\n");
     assertThat(r.get(10).exit()).isEqualTo(ExitCodes.BAD_INPUT);
     assertThat(r.get(10).err()).startsWith("featurestore: Error: Missing required argument (specify one of these): (--to=SNAPSHOT_ID | --to-time=TIME)");
+    assertThat(r.get(11).exit()).isEqualTo(ExitCodes.CONFLICT);
+    assertThat(r.get(11).err()).isEqualTo("featurestore: Cannot write file: already exists (never replaced): "
+        + dir.resolve("report.html") + "\n");
+    assertThat(r.get(12).exit()).isEqualTo(ExitCodes.BAD_INPUT);
+    assertThat(r.get(12).err()).startsWith("featurestore: Invalid value for option '--output': expected one of [table, json]");
     r.forEach(x -> assertThat(x.out()).as("stdout of %s", x.args()).isEmpty());
     r.forEach(x -> assertThat(x.err()).as("stderr of %s", x.args()).doesNotContain("\tat "));
   }
