@@ -85,20 +85,25 @@ final class CdcTables {
    * shard's mark forward, never a newer one, so the maximum is the truth).
    */
   static OptionalLong readMark(Table table, String shard) {
-    String key = markKey(shard);
-    long max = Long.MIN_VALUE;
-    String property = table.properties().get(key);
-    if (property != null) {
-      max = Long.parseLong(property);
-    }
+    Long mark = readMarks(table).get(shard);
+    return mark == null ? OptionalLong.empty() : OptionalLong.of(mark);
+  }
+
+  /** Every shard's mark in {@code table}, by shard id, read as {@link #readMark} reads one. */
+  static Map<String, Long> readMarks(Table table) {
+    Map<String, Long> marks = new java.util.TreeMap<>();
+    java.util.function.BiConsumer<String, String> take = (k, v) -> {
+      if (k.startsWith(MARK_PREFIX) && k.endsWith(MARK_SUFFIX) && k.length() > MARK_PREFIX.length() + MARK_SUFFIX.length()) {
+        marks.merge(k.substring(MARK_PREFIX.length(), k.length() - MARK_SUFFIX.length()), Long.parseLong(v), Math::max);
+      }
+    };
+    table.properties().forEach(take);
     for (Snapshot s = table.currentSnapshot(); s != null; s = s.parentId() == null ? null : table.snapshot(s.parentId())) {
-      Map<String, String> summary = s.summary();
-      String value = summary == null ? null : summary.get(key);
-      if (value != null) {
-        max = Math.max(max, Long.parseLong(value));
+      if (s.summary() != null) {
+        s.summary().forEach(take);
       }
     }
-    return max == Long.MIN_VALUE ? OptionalLong.empty() : OptionalLong.of(max);
+    return marks;
   }
 
   /** Every shard mark in the current snapshot's summary, to carry forward. */

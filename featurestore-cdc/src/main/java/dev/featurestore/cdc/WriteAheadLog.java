@@ -100,13 +100,7 @@ final class WriteAheadLog implements AutoCloseable {
    *     followed by valid ones (nothing is changed on disk)
    */
   List<Logged> recover(WalRecovery mode) {
-    List<Path> files = new ArrayList<>();
-    try (DirectoryStream<Path> stream = Files.newDirectoryStream(dir, PREFIX + "*" + SUFFIX)) {
-      stream.forEach(files::add);
-    } catch (IOException e) {
-      throw new StorageException("Cannot recover CDC write-ahead log: " + dir + ": " + e.getMessage(), e);
-    }
-    files.sort((a, b) -> Long.compare(firstSeqOf(a), firstSeqOf(b)));
+    List<Path> files = segments(dir, "recover");
     List<SegmentScan> scans = new ArrayList<>();
     for (int i = 0; i < files.size(); i++) {
       scans.add(scan(files.get(i)));
@@ -395,7 +389,20 @@ final class WriteAheadLog implements AutoCloseable {
     }
   }
 
-  private static long firstSeqOf(Path file) {
+  /** The segment files of one shard's log directory, by first sequence id ({@code verb} names the caller in errors). */
+  static List<Path> segments(Path shardDir, String verb) {
+    List<Path> files = new ArrayList<>();
+    try (DirectoryStream<Path> stream = Files.newDirectoryStream(shardDir, PREFIX + "*" + SUFFIX)) {
+      stream.forEach(files::add);
+    } catch (IOException e) {
+      throw new StorageException("Cannot " + verb + " CDC write-ahead log: " + shardDir + ": " + e.getMessage(), e);
+    }
+    files.sort((a, b) -> Long.compare(firstSeqOf(a), firstSeqOf(b)));
+    return files;
+  }
+
+  /** The first sequence id a segment holds, from its name {@code wal-<first seq>.log}. */
+  static long firstSeqOf(Path file) {
     String name = file.getFileName().toString();
     return Long.parseLong(name.substring(PREFIX.length(), name.length() - SUFFIX.length()));
   }

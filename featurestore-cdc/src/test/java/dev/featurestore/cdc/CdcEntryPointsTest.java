@@ -83,6 +83,11 @@ class CdcEntryPointsTest {
     rows.add(nul("backpressure null", () -> builder().backpressure(null, 10)));
     rows.add(nul("walRecovery null", () -> builder().walRecovery(null)));
     rows.add(nul("shardLease null", () -> builder().shardLease(null)));
+    rows.add(nul("status null store", () -> CdcStatus.read(null, LOG)));
+    rows.add(nul("status null table", () -> CdcStatus.read(store, null)));
+    rows.add(nul("status null log directory", () -> CdcStatus.read(store, LOG, null)));
+    rows.add(onStore("status of a missing log directory", dev.featurestore.NotFoundException.class,
+        () -> CdcStatus.read(store, LOG, dir.resolve("no-such-wal"))));
     rows.add(nul("entry operation null", () -> CdcEntry.builder().operation((CdcOperation) null)));
     rows.add(bad("entry operation name null", InvalidArgumentException.class, () -> CdcEntry.builder().operation((String) null)));
     rows.add(nul("entry shardId null", () -> CdcEntry.builder().shardId(null)));

@@ -21,7 +21,8 @@ import org.junit.jupiter.api.Test;
 class CdcLayeringTest {
   private static final Set<String> PUBLIC = Set.of("CdcPipeline", "CdcPipeline$Builder", "CdcEntry", "CdcEntry$Builder",
       "CdcOperation", "CdcMode", "CdcCompression", "FsyncPolicy", "Backpressure", "WalRecovery", "CdcMetrics",
-      "FlushResult", "DeadLetter", "CdcBackpressureException", "WalCorruptionException", "CdcLeaseException", "CurrentStateLayout");
+      "FlushResult", "DeadLetter", "CdcStatus", "CdcStatus$WalShard", "CdcBackpressureException", "WalCorruptionException",
+      "CdcLeaseException", "CurrentStateLayout");
   private static JavaClasses cdc;
 
   @BeforeAll
