@@ -3,6 +3,7 @@ package dev.featurestore.cdc;
 import dev.featurestore.InvalidArgumentException;
 import dev.featurestore.InvalidStateException;
 import dev.featurestore.core.base.CommitMarks;
+import dev.featurestore.core.base.CommitPhases;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
@@ -168,7 +169,8 @@ final class CurrentStateWriter implements TableWriter {
     }
     CommitMarks commitMark = CommitMarks.create();
     try {
-      OverwriteFiles overwrite = commitMark.mark(txn != null ? txn.newOverwrite() : target.newOverwrite());
+      OverwriteFiles overwrite = commitMark.mark(
+          CommitPhases.forTable(target, txn != null ? txn.newOverwrite() : target.newOverwrite()));
       if (base != null) {
         overwrite.validateFromSnapshot(base.snapshotId());
       }

@@ -1,6 +1,7 @@
 package dev.featurestore.cdc;
 
 import dev.featurestore.core.base.CommitMarks;
+import dev.featurestore.core.base.CommitPhases;
 import dev.featurestore.core.base.PositionDeletes;
 import java.util.ArrayList;
 import java.util.List;
@@ -118,7 +119,8 @@ final class MergeOnReadStateWriter implements TableWriter {
     }
     CommitMarks commitMark = CommitMarks.create();
     try {
-      RowDelta delta = commitMark.mark(batch.txn != null ? batch.txn.newRowDelta() : batch.target.newRowDelta());
+      RowDelta delta = commitMark.mark(CommitPhases.forTable(batch.target,
+          batch.txn != null ? batch.txn.newRowDelta() : batch.target.newRowDelta()));
       if (base != null) {
         delta.validateFromSnapshot(base.snapshotId());
       }

@@ -112,6 +112,32 @@ public final class VersionHint {
     }
   }
 
+  /**
+   * After a table was dropped with its files: deletes the hint and the copies, which no metadata
+   * references, so Iceberg's purge leaves them. Best effort, as their writing.
+   */
+  static void deleteAll(FileIO io, TableMetadata metadata) {
+    List<String> files = new ArrayList<>(keptFiles(metadata));
+    String location = metadata.metadataFileLocation();
+    if (location != null && location.lastIndexOf('/') >= 0
+        && io instanceof org.apache.iceberg.io.SupportsPrefixOperations listing) {
+      String folder = folder(location) + "/";
+      for (org.apache.iceberg.io.FileInfo file : listing.listPrefix(folder)) {
+        String name = MetadataFiles.fileName(file.location());
+        if (isCopy(name) && !files.contains(file.location())) {
+          files.add(file.location());
+        }
+      }
+    }
+    for (String file : files) {
+      try {
+        io.deleteFile(file);
+      } catch (RuntimeException e) {
+        // gone already, or the storage refused: nothing references it
+      }
+    }
+  }
+
   /** True for the name of a copy this class writes ({@code v<N>.metadata.json}, {@code v<N>.gz.metadata.json}). */
   public static boolean isCopy(String fileName) {
     return COPY.matcher(fileName).matches();

@@ -16,6 +16,7 @@ import dev.featurestore.MaintenanceRun.Outcome;
 import dev.featurestore.MaintenanceTask;
 import dev.featurestore.MetricsListener;
 import dev.featurestore.core.base.CatalogLease;
+import dev.featurestore.core.catalog.VersionHint;
 import dev.featurestore.core.query.TestTables;
 import dev.featurestore.core.storage.LocalFileIO;
 import dev.featurestore.core.testing.HandClock;
@@ -298,7 +299,9 @@ class BackgroundMaintenanceTest {
 
   private static long metadataFiles(Table table) throws IOException {
     try (Stream<Path> files = Files.list(LocalFileIO.toPath(table.location() + "/metadata"))) {
-      return files.filter(p -> p.getFileName().toString().endsWith(".metadata.json")).count();
+      // the catalog's files, not the v<N>.metadata.json copies for path-based readers (VersionHint)
+      return files.map(p -> p.getFileName().toString())
+          .filter(n -> n.endsWith(".metadata.json") && !VersionHint.isCopy(n)).count();
     }
   }
 
