@@ -1,5 +1,6 @@
 package dev.featurestore.benchmarks;
 
+import dev.featurestore.BackgroundMaintenanceStatus;
 import dev.featurestore.FeatureStore;
 import dev.featurestore.TableId;
 import dev.featurestore.cdc.CdcPipeline;
@@ -22,7 +23,7 @@ import java.util.stream.Stream;
  * of the first (the window is 1,000 commits, or a tenth of the commits when fewer): ours = last
  * p99, baseline = first p99, ratio = last / first (target <= 1.2). It also prints the p50s, the
  * files under each table's directory at the end, the largest metadata.json, and the snapshots
- * left, so growth is visible beside the latency.
+ * left, and what the background maintenance did, so growth is visible beside the latency.
  */
 final class CdcSoakBenchmark {
   static final String NAME = "cdc-soak";
@@ -75,12 +76,25 @@ final class CdcSoakBenchmark {
           NAME, commits, soakSeconds, window, Harness.percentile(first, 50), Harness.percentile(first, 99), window,
           Harness.percentile(last, 50), Harness.percentile(last, 99));
       Harness.note("%s at the end: %s", NAME, footprint(dir.resolve("store")));
+      for (BackgroundMaintenanceStatus m : cdc.maintenance()) {
+        Harness.note("%s maintenance of %s: %d rounds (%d failed), %d snapshots expired, %d data files compacted, %d manifests "
+            + "rewritten, %d bytes freed; %d snapshots left", NAME, m.table(), m.rounds(), m.roundsFailed(), m.snapshotsExpired(),
+            m.dataFilesCompacted(), m.manifestsRewritten(), m.bytesFreed(), snapshots(store, m.table()));
+      }
       double ours = Harness.percentile(last, 99);
       double baseline = Harness.percentile(first, 99);
       Harness.result(NAME, new Harness.Medians(ours, baseline), "ms");
     } finally {
       Harness.deleteRecursively(dir);
     }
+  }
+
+  private static int snapshots(FeatureStore store, TableId id) {
+    int n = 0;
+    for (Object ignored : store.table(id).unwrap(org.apache.iceberg.Table.class).snapshots()) {
+      n++;
+    }
+    return n;
   }
 
   private static Map<String, Object> doc(int id, int version) {

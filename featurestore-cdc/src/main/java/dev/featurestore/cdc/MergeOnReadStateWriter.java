@@ -151,10 +151,8 @@ final class MergeOnReadStateWriter implements TableWriter {
     if (mine != null && Objects.equals(parent, base == null ? null : base.snapshotId())) {
       applyOwn(snapshotId, files, added, removed, vectors);
     } // else another commit landed in between without conflicting: the next batch walks over both
-    List<String> written = new ArrayList<>(files.size() + vectors.added().size());
-    files.forEach(f -> written.add(f.location()));
-    vectors.added().forEach(f -> written.add(f.location()));
-    return new Committed(written, bytes, snapshotId, batch.dead);
+    // the data files: FlushResult names data files (the vectors are delete files of the data files they mark)
+    return new Committed(files.stream().map(DataFile::location).toList(), bytes, snapshotId, batch.dead);
   }
 
   /** This writer's commit, straight into the index: nothing read but the batch itself. */

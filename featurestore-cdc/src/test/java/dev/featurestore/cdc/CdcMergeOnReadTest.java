@@ -102,9 +102,12 @@ class CdcMergeOnReadTest {
         cdc.update("users", "u1", doc(1, 1));
         cdc.delete("users", "u2");
         FlushResult second = cdc.flush();
-        assertThat(second.filesWritten()).as("one data file, one Puffin file").isEqualTo(2);
+        assertThat(second.dataFiles()).as("one data file (the vectors are delete files)").singleElement()
+            .satisfies(f -> assertThat(f).endsWith(".parquet"));
       }
       Table table = store.table(STATE).unwrap(Table.class);
+      assertThat(table.currentSnapshot().addedDeleteFiles(table.io())).as("one Puffin file of vectors").singleElement()
+          .satisfies(f -> assertThat(f.location()).endsWith(".puffin"));
       assertThat(TableUtil.formatVersion(table)).isEqualTo(3);
       assertThat(table.spec().isUnpartitioned()).isTrue();
       assertThat(table.properties()).containsEntry(CurrentStateLayout.PROPERTY, "merge-on-read");
