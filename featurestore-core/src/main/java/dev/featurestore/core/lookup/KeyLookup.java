@@ -191,15 +191,8 @@ final class KeyLookup implements PointLookup {
   private BatchLookupResult lookup(Table table, Snapshot snapshot, List<?> keys, long start) {
     Schema schema = table.schema();
     Types.NestedField keyField = schema.findField(keyColumn);
-    // key values as Iceberg holds them (binding converts and checks them)
-    List<Object> internalKeys = new ArrayList<>();
-    for (Object key : keys) {
-      BoundPredicate<?> bound = (BoundPredicate<?>) Binder.bind(schema.asStruct(), Expressions.equal(keyColumn, key), true);
-      internalKeys.add(bound.asLiteralPredicate().literal().value());
-    }
-    Expression filter = internalKeys.size() == 1
-        ? Expressions.equal(keyColumn, internalKeys.get(0))
-        : Expressions.in(keyColumn, internalKeys.toArray());
+    List<Object> internalKeys = KeyCandidates.internalKeys(schema, keyColumn, keys);
+    Expression filter = KeyCandidates.keyFilter(keyColumn, internalKeys);
     Types.NestedField orderField = latestBy == null ? null : schema.findField(latestBy);
     if (atOrBefore != null) {
       if (orderField == null) {
@@ -215,28 +208,16 @@ final class KeyLookup implements PointLookup {
     // partition values are exact; column and row-group bounds of uuids are not (signed in Iceberg
     // 1.12, unsigned in Parquet), so statistics prune without uuid predicates; rows are still checked
     Expression pruning = UuidBounds.pruningFilter(filter, schema, true);
-    InclusiveMetricsEvaluator metrics = new InclusiveMetricsEvaluator(schema, pruning, true);
-    Map<Integer, Evaluator> partitionEvals = new HashMap<>();
-    List<FileScanTask> candidates = new ArrayList<>();
-    for (FileScanTask task : all) {
-      PartitionSpec spec = task.spec();
-      Expression f = filter;
-      Evaluator partition = partitionEvals.computeIfAbsent(spec.specId(),
-          id -> new Evaluator(spec.partitionType(), Projections.inclusive(spec, true).project(f), true));
-      if (partition.eval(task.file().partition()) && metrics.eval(task.file())) {
-        candidates.add(task);
-      }
-    }
+    List<FileScanTask> candidates = KeyCandidates.byStatistics(schema, filter, pruning, all);
     // newest first: by the upper bound of the ordering column, else by commit order
     Comparator<FileScanTask> newestFirst = orderField == null
         ? Comparator.comparingLong((FileScanTask t) -> sequence(t.file())).reversed()
         : Comparator.comparing((FileScanTask t) -> upper(t.file(), orderField), Comparator.nullsLast(Comparator.reverseOrder()));
     candidates.sort(newestFirst);
 
-    ParquetMetricsRowGroupFilter rowGroupStats = new ParquetMetricsRowGroupFilter(schema, pruning, true);
+    KeyCandidates.RowGroups rowGroups = new KeyCandidates.RowGroups(schema, pruning, keyField.type(), internalKeys);
     Evaluator rowFilter = new Evaluator(readSchema.asStruct(), filter, true);
     InternalRecordWrapper wrapper = new InternalRecordWrapper(readSchema.asStruct());
-    long[] keyHashes = hashes(keyField.type(), internalKeys);
     Map<Object, Hit> best = new LinkedHashMap<>();
     int filesRead = 0;
     int checked = 0;
@@ -248,14 +229,8 @@ final class KeyLookup implements PointLookup {
         break; // every key found, and this and every later candidate is older
       }
       FooterCache.Footer footer = cache.footer(table, file);
-      int groups = 0;
-      for (int i = 0; i < footer.blocks().size(); i++) {
-        BlockMetaData block = footer.blocks().get(i);
-        checked++;
-        if (rowGroupStats.shouldRead(footer.schema(), block) && bloomMightContain(footer.keyFilters().get(i), keyHashes)) {
-          groups++;
-        }
-      }
+      checked += footer.blocks().size();
+      int groups = rowGroups.mayHold(footer);
       if (groups == 0) {
         continue;
       }
@@ -374,42 +349,6 @@ final class KeyLookup implements PointLookup {
       default -> throw new InvalidArgumentException(
           "Cannot look up rows as of a time: latestBy column is not a timestamp or date: " + field.name());
     };
-  }
-
-  /** The Parquet hash of each key, or null when the type's encoding is not hashed here (no bloom check). */
-  private static long[] hashes(Type type, List<Object> keys) {
-    long[] hashes = new long[keys.size()];
-    for (int i = 0; i < keys.size(); i++) {
-      Object k = keys.get(i);
-      switch (type.typeId()) {
-        case LONG, TIMESTAMP, TIME -> hashes[i] = BloomFilter.hashLong((Long) k);
-        case INTEGER, DATE -> hashes[i] = BloomFilter.hashInt((Integer) k);
-        case STRING -> hashes[i] = BloomFilter.hashBytes(k.toString().getBytes(StandardCharsets.UTF_8));
-        case DOUBLE -> hashes[i] = BloomFilter.hashLong(Double.doubleToLongBits((Double) k));
-        case FLOAT -> hashes[i] = BloomFilter.hashInt(Float.floatToIntBits((Float) k));
-        case UUID -> {
-          UUID u = (UUID) k;
-          hashes[i] = BloomFilter.hashBytes(ByteBuffer.allocate(16)
-              .putLong(u.getMostSignificantBits()).putLong(u.getLeastSignificantBits()).array());
-        }
-        default -> {
-          return null;
-        }
-      }
-    }
-    return hashes;
-  }
-
-  private static boolean bloomMightContain(BloomFilter filter, long[] hashes) {
-    if (filter == null || hashes == null) {
-      return true;
-    }
-    for (long hash : hashes) {
-      if (filter.mightContainHash(hash)) {
-        return true;
-      }
-    }
-    return false;
   }
 
   private Schema project(Schema schema) {
