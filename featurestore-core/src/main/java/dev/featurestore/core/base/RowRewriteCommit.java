@@ -67,11 +67,9 @@ public final class RowRewriteCommit {
       }
       written = writer.finish();
       RowDelta delta = table.newRowDelta().validateFromSnapshot(base.snapshotId());
-      List<String> removed = new ArrayList<>();
       Set<String> dropped = new LinkedHashSet<>();
       for (FileMatch match : raw.files()) {
         delta.removeRows(match.task().file());
-        removed.add(match.location());
         for (DeleteFile delete : RowDeleteCommit.onlyFor(match)) {
           if (dropped.add(delete.location())) {
             delta.removeDeletes(delete);
