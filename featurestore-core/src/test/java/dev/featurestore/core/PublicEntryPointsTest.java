@@ -312,34 +312,7 @@ class PublicEntryPointsTest {
     rows.add(onTable("lookup wrong key type", t -> t.lookup("id").get("abc")));
 
     // Row deletes
-    rows.add(onTable("delete rows nothing selected", InvalidArgumentException.class, t -> t.deleteRows().execute()));
-    rows.add(onTable("forget nothing selected", InvalidArgumentException.class, t -> t.deleteRows().forget()));
-    rows.add(onTable("delete rows unknown key column", InvalidArgumentException.class,
-        t -> t.deleteRows().keys("nope", List.of(1L))));
-    rows.add(onTable("delete rows struct key column", InvalidArgumentException.class,
-        t -> t.deleteRows().keys("s", List.of(1L))));
-    rows.add(onTable("delete rows no keys", InvalidArgumentException.class, t -> t.deleteRows().keys("id", List.of())));
-    rows.add(onTable("delete rows NaN key", InvalidArgumentException.class,
-        t -> t.deleteRows().keys("score", List.of(Double.NaN))));
-    rows.add(onTable("delete rows wrong key type", InvalidArgumentException.class,
-        t -> t.deleteRows().keys("id", List.of("abc")).execute()));
-    rows.add(onTable("forget wrong key type", InvalidArgumentException.class,
-        t -> t.deleteRows().keys("id", List.of("abc")).forget()));
-    rows.add(onTable("delete rows filter unknown column", InvalidArgumentException.class,
-        t -> t.deleteRows().where(Expressions.equal("nope", 1)).execute()));
-    rows.add(onTable("delete rows dry run filter unknown column", InvalidArgumentException.class,
-        t -> t.deleteRows().where(Expressions.equal("nope", 1)).dryRun()));
-    rows.add(onTable("delete rows filter wrong literal", InvalidArgumentException.class,
-        t -> t.deleteRows().where(Expressions.equal("id", "abc")).execute()));
-    rows.add(onTable("delete rows filter and keys", InvalidArgumentException.class,
-        t -> t.deleteRows().where(Expressions.alwaysTrue()).keys("id", List.of(1L))));
-    rows.add(onTable("delete rows keys then filter", InvalidArgumentException.class,
-        t -> t.deleteRows().keys("id", List.of(1L)).where(Expressions.alwaysTrue())));
-    rows.add(onTable("delete rows twice", InvalidStateException.class, t -> {
-      var once = t.deleteRows().where(Expressions.equal("id", 12345L));
-      once.dryRun();
-      once.execute();
-    }));
+    rows.addAll(DeleteEntryPointRows.rows());
 
     // Object browser: every call with a bad key, then the call's own arguments
     for (String key : List.of("", "/abs", "../x", "a//b", "a/./b", "a\\b", "a\u0000b", "k".repeat(1025))) {
@@ -473,10 +446,6 @@ class PublicEntryPointsTest {
     rows.add(onNull("explain pruning null", t -> t.explainPruning(null)));
     rows.add(onNull("partition path of null", t -> t.partitionPathOf(null)));
     rows.add(onNull("lookup null column", t -> t.lookup(null)));
-    rows.add(onNull("delete rows where null", t -> t.deleteRows().where(null)));
-    rows.add(onNull("delete rows keys null column", t -> t.deleteRows().keys(null, List.of(1L))));
-    rows.add(onNull("delete rows keys null keys", t -> t.deleteRows().keys("id", null)));
-    rows.add(onNull("delete rows null key", t -> t.deleteRows().keys("id", java.util.Arrays.asList(1L, null))));
     rows.add(onNull("lookup null key", t -> t.lookup("id").get(null)));
     rows.add(onNull("lookup null keys", t -> t.lookup("id").getAll(null)));
     rows.add(onNull("lookup latestBy null", t -> t.lookup("id").latestBy(null)));

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.featurestore.CommitConflictException;
+import dev.featurestore.CommitStateUnknownException;
 import dev.featurestore.DeleteResult;
 import dev.featurestore.FeatureStore;
 import dev.featurestore.FeatureTable;
@@ -12,12 +13,14 @@ import dev.featurestore.InvalidStateException;
 import dev.featurestore.Row;
 import dev.featurestore.Rows;
 import dev.featurestore.TableDefinition;
+import dev.featurestore.core.query.TestTables;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -26,6 +29,7 @@ import java.util.TreeSet;
 import java.util.UUID;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
+import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.Schema;
@@ -371,7 +375,7 @@ class RowDeletionTest {
         .hasMessage("Cannot delete rows of table t.rows: unknown key column: nope");
     assertThatThrownBy(() -> table.deleteRows().keys("x", List.of(Double.NaN))).isExactlyInstanceOf(InvalidArgumentException.class)
         .hasMessageStartingWith("Cannot delete rows of table t.rows: NaN equals no key (IEEE 754)");
-    assertThatThrownBy(() -> table.deleteRows().keys("id", java.util.Arrays.asList(1L, null)))
+    assertThatThrownBy(() -> table.deleteRows().keys("id", Arrays.asList(1L, null)))
         .isExactlyInstanceOf(InvalidArgumentException.class).hasMessage("Cannot delete rows: key is null: null");
     assertThatThrownBy(() -> table.deleteRows().keys("id", List.of("abc")).execute())
         .isExactlyInstanceOf(InvalidArgumentException.class)
@@ -391,5 +395,41 @@ class RowDeletionTest {
     assertThatThrownBy(once::execute).isExactlyInstanceOf(InvalidStateException.class)
         .hasMessage("Cannot execute row deletion of table t.rows: already executed");
     assertThat(ids(table)).hasSize(10);
+  }
+
+  @Test
+  void existingEqualityAndPartitionScopedDeletes_areAppliedWhenFindingRows() {
+    FeatureTable table = table(2);
+    table.append(batch(0));
+    Table iceberg = table.unwrap(Table.class);
+    DataFile file = iceberg.currentSnapshot().addedDataFiles(iceberg.io()).iterator().next();
+    TestTables.equalityDelete(table, "id", 3L);        // another engine's equality delete
+    TestTables.positionDelete(table, file, 1);         // and a partition-scoped position delete
+
+    DeleteResult result = table.deleteRows().where(Expressions.lessThan("id", 5L)).execute();
+
+    assertThat(result.rowsDeleted()).as("0, 2 and 4: 1 and 3 were already deleted").isEqualTo(3);
+    assertThat(result.deleteFilesWritten()).isEqualTo(1);
+    everyReaderSees(table, new TreeSet<>(List.of(5L, 6L, 7L, 8L, 9L)), 9);
+  }
+
+  @Test
+  void commitStateUnknown_isTheApiTypeAndKeepsTheFiles() {
+    FeatureTable table = table(3);
+    table.append(batch(0));
+    Set<String> before = filesOnDisk();
+    RowDeletionOperation delete = (RowDeletionOperation) table.deleteRows().keys("id", List.of(4L));
+    delete.beforeCommit(() -> {
+      // Iceberg's exception of the same simple name as the API's: the catalog lost the answer
+      throw new org.apache.iceberg.exceptions.CommitStateUnknownException(new RuntimeException("connection reset"));
+    });
+
+    assertThatThrownBy(delete::execute).isExactlyInstanceOf(CommitStateUnknownException.class)
+        .hasMessageStartingWith("Cannot delete rows of table t.rows: commit outcome unknown, check the table before retrying: ");
+
+    Set<String> after = filesOnDisk();
+    after.removeAll(before);
+    assertThat(after).as("the deletion vector may be committed: kept").singleElement()
+        .satisfies(f -> assertThat(f).endsWith(".puffin"));
   }
 }
