@@ -40,6 +40,7 @@ import org.apache.iceberg.expressions.Expression;
 import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.types.Types;
+import org.apache.iceberg.util.ContentFileUtil;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -402,15 +403,25 @@ class RowDeletionTest {
     FeatureTable table = table(2);
     table.append(batch(0));
     Table iceberg = table.unwrap(Table.class);
-    DataFile file = iceberg.currentSnapshot().addedDataFiles(iceberg.io()).iterator().next();
-    TestTables.equalityDelete(table, "id", 3L);        // another engine's equality delete
-    TestTables.positionDelete(table, file, 1);         // and a partition-scoped position delete
+    iceberg.refresh();
+    DataFile first = iceberg.currentSnapshot().addedDataFiles(iceberg.io()).iterator().next();
+    table.append(batch(10));
+    iceberg.refresh();
+    DataFile second = iceberg.currentSnapshot().addedDataFiles(iceberg.io()).iterator().next();
+    TestTables.equalityDelete(table, "id", 3L);                                   // another engine's equality delete
+    DeleteFile partitionScoped = TestTables.positionDeletes(table,                // and its partition-scoped position delete
+        Map.of(first, List.of(1L), second, List.of(1L)));
+    assertThat(ContentFileUtil.isFileScoped(partitionScoped)).as("spans two data files").isFalse();
 
     DeleteResult result = table.deleteRows().where(Expressions.lessThan("id", 5L)).execute();
 
     assertThat(result.rowsDeleted()).as("0, 2 and 4: 1 and 3 were already deleted").isEqualTo(3);
     assertThat(result.deleteFilesWritten()).isEqualTo(1);
-    everyReaderSees(table, new TreeSet<>(List.of(5L, 6L, 7L, 8L, 9L)), 9);
+    Set<Long> expected = new TreeSet<>(List.of(5L, 6L, 7L, 8L, 9L, 10L));
+    for (long id = 12; id < 20; id++) {
+      expected.add(id);
+    }
+    everyReaderSees(table, expected, 19);
   }
 
   @Test
