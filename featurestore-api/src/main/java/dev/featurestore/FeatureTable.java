@@ -134,6 +134,13 @@ public interface FeatureTable {
   PointLookup lookup(String keyColumn);
 
   /**
+   * A row-level delete of the current snapshot, by filter or by keys, written as deletion vectors
+   * (format 3) or position deletes (format 2); {@link RowDeletion#forget()} also expires the
+   * snapshots that still hold the rows. See {@link RowDeletion}.
+   */
+  RowDeletion deleteRows();
+
+  /**
    * Starts a hot/cold tiering run: moves data files older than a threshold to the store's cold
    * storage in atomic commits; {@code dryRun()} reports, {@code execute()} moves.
    *

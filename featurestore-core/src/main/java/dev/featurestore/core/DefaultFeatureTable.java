@@ -9,6 +9,7 @@ import dev.featurestore.FeatureTable;
 import dev.featurestore.PartitionEvolution;
 import dev.featurestore.PointLookup;
 import dev.featurestore.PruningReport;
+import dev.featurestore.RowDeletion;
 import dev.featurestore.Ingest;
 import dev.featurestore.SchemaEvolution;
 import dev.featurestore.SnapshotManager;
@@ -165,6 +166,11 @@ final class DefaultFeatureTable implements FeatureTable {
   @Override
   public PointLookup lookup(String keyColumn) {
     return Lookups.of(handle, keyColumn);
+  }
+
+  @Override
+  public RowDeletion deleteRows() {
+    return new RowDeletionOperation(handle);
   }
 
   @Override

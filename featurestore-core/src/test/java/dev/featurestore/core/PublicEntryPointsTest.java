@@ -344,6 +344,9 @@ class PublicEntryPointsTest {
     rows.add(onTable("lookup missing snapshot", SnapshotNotFoundException.class, t -> t.lookup("id").asOfSnapshot(12345).get(1L)));
     rows.add(onTable("lookup wrong key type", t -> t.lookup("id").get("abc")));
 
+    // Row deletes
+    rows.addAll(DeleteEntryPointRows.rows());
+
     // Object browser: every call with a bad key, then the call's own arguments
     for (String key : List.of("", "/abs", "../x", "a//b", "a/./b", "a\\b", "a\u0000b", "k".repeat(1025))) {
       String shown = key.length() > 20 ? key.length() + " chars" : key;

@@ -2,7 +2,6 @@ package dev.featurestore.core.lookup;
 
 
 import dev.featurestore.BatchLookupResult;
-import dev.featurestore.BloomFilter;
 import dev.featurestore.InvalidArgumentException;
 import dev.featurestore.LookupResult;
 import dev.featurestore.LookupStats;
@@ -10,7 +9,6 @@ import dev.featurestore.NotFoundException;
 import dev.featurestore.PointLookup;
 import dev.featurestore.SnapshotNotFoundException;
 import dev.featurestore.core.base.TableHandle;
-import dev.featurestore.core.base.BloomKeys;
 import dev.featurestore.core.base.UuidBounds;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -18,18 +16,15 @@ import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileScanTask;
-import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
@@ -39,18 +34,14 @@ import org.apache.iceberg.data.Record;
 import org.apache.iceberg.expressions.Evaluator;
 import org.apache.iceberg.expressions.Expression;
 import org.apache.iceberg.expressions.Expressions;
-import org.apache.iceberg.expressions.InclusiveMetricsEvaluator;
-import org.apache.iceberg.expressions.Projections;
 import org.apache.iceberg.formats.FormatModelRegistry;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.io.CloseableIterator;
-import org.apache.iceberg.parquet.ParquetMetricsRowGroupFilter;
 import org.apache.iceberg.types.Conversions;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.TypeUtil;
 import org.apache.iceberg.types.Types;
 import org.apache.iceberg.util.SnapshotUtil;
-import org.apache.parquet.hadoop.metadata.BlockMetaData;
 
 /**
  * A point lookup: candidate files by partition and column statistics (as scan planning decides),
@@ -188,14 +179,8 @@ final class KeyLookup implements PointLookup {
   private BatchLookupResult lookup(Table table, Snapshot snapshot, List<?> keys, long start) {
     Schema schema = table.schema();
     Types.NestedField keyField = schema.findField(keyColumn);
-    // key values as Iceberg holds them (binding converts and checks them)
-    List<Object> internalKeys = new ArrayList<>();
-    for (Object key : keys) {
-      internalKeys.add(BloomKeys.internalValue(schema, keyColumn, key));
-    }
-    Expression filter = internalKeys.size() == 1
-        ? Expressions.equal(keyColumn, internalKeys.get(0))
-        : Expressions.in(keyColumn, internalKeys.toArray());
+    List<Object> internalKeys = KeyCandidates.internalKeys(schema, keyColumn, keys);
+    Expression filter = KeyCandidates.keyFilter(keyColumn, internalKeys);
     Types.NestedField orderField = latestBy == null ? null : schema.findField(latestBy);
     if (atOrBefore != null) {
       if (orderField == null) {
@@ -211,28 +196,16 @@ final class KeyLookup implements PointLookup {
     // partition values are exact; column and row-group bounds of uuids are not (signed in Iceberg
     // 1.12, unsigned in Parquet), so statistics prune without uuid predicates; rows are still checked
     Expression pruning = UuidBounds.pruningFilter(filter, schema, true);
-    InclusiveMetricsEvaluator metrics = new InclusiveMetricsEvaluator(schema, pruning, true);
-    Map<Integer, Evaluator> partitionEvals = new HashMap<>();
-    List<FileScanTask> candidates = new ArrayList<>();
-    for (FileScanTask task : all) {
-      PartitionSpec spec = task.spec();
-      Expression f = filter;
-      Evaluator partition = partitionEvals.computeIfAbsent(spec.specId(),
-          id -> new Evaluator(spec.partitionType(), Projections.inclusive(spec, true).project(f), true));
-      if (partition.eval(task.file().partition()) && metrics.eval(task.file())) {
-        candidates.add(task);
-      }
-    }
+    List<FileScanTask> candidates = KeyCandidates.byStatistics(schema, filter, pruning, all);
     // newest first: by the upper bound of the ordering column, else by commit order
     Comparator<FileScanTask> newestFirst = orderField == null
         ? Comparator.comparingLong((FileScanTask t) -> sequence(t.file())).reversed()
         : Comparator.comparing((FileScanTask t) -> upper(t.file(), orderField), Comparator.nullsLast(Comparator.reverseOrder()));
     candidates.sort(newestFirst);
 
-    ParquetMetricsRowGroupFilter rowGroupStats = new ParquetMetricsRowGroupFilter(schema, pruning, true);
+    KeyCandidates.RowGroups rowGroups = new KeyCandidates.RowGroups(schema, pruning, keyField.type(), internalKeys);
     Evaluator rowFilter = new Evaluator(readSchema.asStruct(), filter, true);
     InternalRecordWrapper wrapper = new InternalRecordWrapper(readSchema.asStruct());
-    long[] keyHashes = hashes(keyField.type(), internalKeys);
     Map<Object, Hit> best = new LinkedHashMap<>();
     int filesRead = 0;
     int checked = 0;
@@ -244,14 +217,8 @@ final class KeyLookup implements PointLookup {
         break; // every key found, and this and every later candidate is older
       }
       FooterCache.Footer footer = cache.footer(table, file);
-      int groups = 0;
-      for (int i = 0; i < footer.blocks().size(); i++) {
-        BlockMetaData block = footer.blocks().get(i);
-        checked++;
-        if (rowGroupStats.shouldRead(footer.schema(), block) && bloomMightContain(footer.keyFilters().get(i), keyHashes)) {
-          groups++;
-        }
-      }
+      checked += footer.blocks().size();
+      int groups = rowGroups.mayHold(footer);
       if (groups == 0) {
         continue;
       }
@@ -370,31 +337,6 @@ final class KeyLookup implements PointLookup {
       default -> throw new InvalidArgumentException(
           "Cannot look up rows as of a time: latestBy column is not a timestamp or date: " + field.name());
     };
-  }
-
-  /** The Parquet hash of each key, or null when the type's encoding is not hashed here (no bloom check). */
-  private static long[] hashes(Type type, List<Object> keys) {
-    long[] hashes = new long[keys.size()];
-    for (int i = 0; i < keys.size(); i++) {
-      java.util.OptionalLong hash = BloomKeys.hash(type, keys.get(i));
-      if (hash.isEmpty()) {
-        return null;
-      }
-      hashes[i] = hash.getAsLong();
-    }
-    return hashes;
-  }
-
-  private static boolean bloomMightContain(BloomFilter filter, long[] hashes) {
-    if (filter == null || hashes == null) {
-      return true;
-    }
-    for (long hash : hashes) {
-      if (filter.mightContainHash(hash)) {
-        return true;
-      }
-    }
-    return false;
   }
 
   private Schema project(Schema schema) {

@@ -105,7 +105,7 @@ final class ScanExecution {
   }
 
   /** What each row is checked against: IEEE NaN comparisons and SQL nulls (uuids ordered by {@link UuidOrder}). */
-  private static Expression rowFilter(Plan plan) {
+  static Expression rowFilter(Plan plan) {
     return SqlNullSemantics.rewrite(ieee(plan));
   }
 
@@ -165,7 +165,7 @@ final class ScanExecution {
    * Whether every row of the task's file matches by its partition alone under the row semantics
    * (planning's residual treats a null partition value as matching {@code x != 1}; a row check does not).
    */
-  private static boolean wholeFileMatches(FileScanTask task, Expression rows, boolean caseSensitive) {
+  static boolean wholeFileMatches(FileScanTask task, Expression rows, boolean caseSensitive) {
     if (rows == Expressions.alwaysTrue()) {
       return true;
     }

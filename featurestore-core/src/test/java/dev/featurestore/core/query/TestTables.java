@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileFormat;
@@ -100,26 +101,46 @@ public final class TestTables {
     return table.currentSnapshot().snapshotId();
   }
 
-  /** Deletes rows by position in one data file (a v2 positional delete file). */
+  /** Deletes rows by position in one data file (a v2 positional delete file, file-scoped). */
   public static void positionDelete(FeatureTable featureTable, DataFile dataFile, long... positions) {
+    List<Long> list = new ArrayList<>();
+    for (long position : positions) {
+      list.add(position);
+    }
+    positionDeletes(featureTable, Map.of(dataFile, list));
+  }
+
+  /**
+   * Deletes rows by position in one v2 positional delete file; with more than one data file (of
+   * one partition) the file is partition-scoped, as other engines write them.
+   */
+  public static DeleteFile positionDeletes(FeatureTable featureTable, Map<DataFile, List<Long>> positions) {
     Table table = featureTable.unwrap(Table.class);
     table.refresh();
     GenericFileWriterFactory writers = new GenericFileWriterFactory.Builder(table)
         .deleteFileFormat(FileFormat.PARQUET).build();
     OutputFileFactory outputs = OutputFileFactory.builderFor(table, 2, ++taskId).format(FileFormat.PARQUET).build();
-    StructLike partition = table.spec().isUnpartitioned() ? null : dataFile.partition();
+    DataFile first = positions.keySet().iterator().next();
+    StructLike partition = table.spec().isUnpartitioned() ? null : first.partition();
     PositionDeleteWriter<Record> writer = writers.newPositionDeleteWriter(
         partition == null ? outputs.newOutputFile() : outputs.newOutputFile(table.spec(), partition),
         table.spec(), partition);
+    // the spec wants rows ordered by file path, then position
+    Map<String, List<Long>> byLocation = new TreeMap<>();
+    positions.forEach((file, list) -> byLocation.put(file.location(), list.stream().sorted().toList()));
     try (writer) {
-      for (long position : positions) {
-        PositionDelete<Record> delete = PositionDelete.create();
-        writer.write(delete.set(dataFile.location(), position));
+      for (Map.Entry<String, List<Long>> entry : byLocation.entrySet()) {
+        for (long position : entry.getValue()) {
+          PositionDelete<Record> delete = PositionDelete.create();
+          writer.write(delete.set(entry.getKey(), position));
+        }
       }
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    commitDeletes(featureTable, table, writer.toDeleteFile());
+    DeleteFile deleteFile = writer.toDeleteFile();
+    commitDeletes(featureTable, table, deleteFile);
+    return deleteFile;
   }
 
   /** Deletes rows whose {@code column} equals one of the values (a v2 equality delete file). */
