@@ -21,6 +21,7 @@ public final class MaintenancePolicy {
   private final int manifestThreshold;
   private final int retainLastSnapshots;
   private final Duration maxSnapshotAge;
+  private final int maxSnapshots;
   private final boolean removeOrphans;
   private final Duration orphanSafetyWindow;
   private final Duration checkEvery;
@@ -35,6 +36,7 @@ public final class MaintenancePolicy {
     this.manifestThreshold = b.manifestThreshold;
     this.retainLastSnapshots = b.retainLastSnapshots;
     this.maxSnapshotAge = b.maxSnapshotAge;
+    this.maxSnapshots = b.maxSnapshots;
     this.removeOrphans = b.removeOrphans;
     this.orphanSafetyWindow = b.orphanSafetyWindow;
     this.checkEvery = b.checkEvery;
@@ -51,13 +53,15 @@ public final class MaintenancePolicy {
   /**
    * The defaults for a table a stream writes every second or so ({@code CdcPipeline}'s default,
    * and a good start for {@link TableMaintenance#background}): as {@link #defaults()}, but expiry
-   * at 100 snapshots keeping the last 20 and those younger than 15 minutes (a 1 s flush makes
-   * 86,400 snapshots a day; five days of them would make every commit rewrite a metadata.json of
-   * hundreds of MB), compaction at 20 small files.
+   * at 100 snapshots keeping the last 20 and those younger than 15 minutes, and never more than
+   * 200 (a 1 s flush makes 86,400 snapshots a day; five days of them would make every commit
+   * rewrite a metadata.json of hundreds of MB, and even 15 minutes of a 10-commits-a-second stream
+   * would be 9,000 snapshots, about 1 KB of metadata.json each, rewritten by every commit),
+   * compaction at 20 small files.
    */
   public static MaintenancePolicy streaming() {
     return builder().expireWhenSnapshotsAtLeast(100).retainLastSnapshots(20).maxSnapshotAge(Duration.ofMinutes(15))
-        .compactWhenSmallFilesAtLeast(20).build();
+        .maxSnapshots(200).compactWhenSmallFilesAtLeast(20).build();
   }
 
   public static Builder builder() {
@@ -72,6 +76,7 @@ public final class MaintenancePolicy {
     b.manifestThreshold = manifestThreshold;
     b.retainLastSnapshots = retainLastSnapshots;
     b.maxSnapshotAge = maxSnapshotAge;
+    b.maxSnapshots = maxSnapshots;
     b.removeOrphans = removeOrphans;
     b.orphanSafetyWindow = orphanSafetyWindow;
     b.checkEvery = checkEvery;
@@ -109,6 +114,15 @@ public final class MaintenancePolicy {
   /** Expiry removes snapshots older than this (beyond the ones kept). */
   public Duration maxSnapshotAge() {
     return maxSnapshotAge;
+  }
+
+  /**
+   * Expiry also removes snapshots beyond the newest {@code maxSnapshots}, however young (never
+   * below {@link #retainLastSnapshots()}, never a ref's snapshot), so the metadata every commit
+   * rewrites stays bounded at any commit rate; unlimited ({@link Integer#MAX_VALUE}) by default.
+   */
+  public int maxSnapshots() {
+    return maxSnapshots;
   }
 
   /** Whether orphan-file removal runs (last, after expiry). */
@@ -159,6 +173,7 @@ public final class MaintenancePolicy {
     return "MaintenancePolicy{smallFiles>=" + smallFileThreshold + ", deleteFiles>=" + deleteFileThreshold
         + ", snapshots>=" + snapshotThreshold + ", manifests>=" + manifestThreshold
         + ", retainLast=" + retainLastSnapshots + ", maxSnapshotAge=" + maxSnapshotAge
+        + (maxSnapshots == Integer.MAX_VALUE ? "" : ", maxSnapshots=" + maxSnapshots)
         + ", removeOrphans=" + removeOrphans + ", orphanSafetyWindow=" + orphanSafetyWindow
         + ", checkEvery=" + checkEvery + ", removeOrphansEvery=" + removeOrphansEvery
         + ", metadataVersionsToKeep=" + metadataVersionsToKeep + ", leaseDuration=" + leaseDuration + "}";
@@ -172,6 +187,7 @@ public final class MaintenancePolicy {
     private int manifestThreshold = 50;
     private int retainLastSnapshots = 10;
     private Duration maxSnapshotAge = Duration.ofDays(5);
+    private int maxSnapshots = Integer.MAX_VALUE;
     private boolean removeOrphans = true;
     private Duration orphanSafetyWindow = OrphanFileRemoval.DEFAULT_SAFETY_WINDOW;
     private Duration checkEvery = Duration.ofSeconds(30);
@@ -248,6 +264,12 @@ public final class MaintenancePolicy {
       return this;
     }
 
+    /** See {@link MaintenancePolicy#maxSnapshots()}; at least 1 and at least {@code retainLastSnapshots}. */
+    public Builder maxSnapshots(int count) {
+      this.maxSnapshots = atLeastOne("maximum snapshots", count);
+      return this;
+    }
+
     public Builder removeOrphans(boolean removeOrphans) {
       this.removeOrphans = removeOrphans;
       return this;
@@ -265,12 +287,16 @@ public final class MaintenancePolicy {
 
     /**
      * @throws InvalidArgumentException {@code Cannot build maintenance policy: lease duration not
-     *     above the check interval: PT30S <= PT1M} (the lease would lapse between checks)
+     *     above the check interval: PT30S <= PT1M} (the lease would lapse between checks), or
+     *     fewer maximum snapshots than snapshots to retain
      */
     public MaintenancePolicy build() {
       InvalidArgumentException.check(leaseDuration.compareTo(checkEvery) > 0,
           "Cannot build maintenance policy: lease duration not above the check interval: %s <= %s",
           leaseDuration, checkEvery);
+      InvalidArgumentException.check(maxSnapshots >= retainLastSnapshots,
+          "Cannot build maintenance policy: maximum snapshots below the snapshots to retain: %s < %s",
+          maxSnapshots, retainLastSnapshots);
       return new MaintenancePolicy(this);
     }
 

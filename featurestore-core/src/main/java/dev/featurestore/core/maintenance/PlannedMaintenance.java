@@ -123,7 +123,8 @@ final class PlannedMaintenance implements MaintenancePlan {
       }
       java.time.Clock clock = handle.config().clock();
       if (snapshots >= policy.snapshotThreshold() && (!onlyUseful
-          || ExpiryCandidates.count(table, policy.retainLastSnapshots(), clock.instant().minus(policy.maxSnapshotAge())) > 0)) {
+          || ExpiryCandidates.count(table, policy.retainLastSnapshots(),
+              ExpiryCandidates.cutoff(table, policy, clock.instant())) > 0)) {
         steps.add(new MaintenanceStep(MaintenanceTask.EXPIRE_SNAPSHOTS, "snapshots: " + snapshots
             + " (threshold " + policy.snapshotThreshold() + ")"));
       }
@@ -180,7 +181,7 @@ final class PlannedMaintenance implements MaintenancePlan {
           case EXPIRE_SNAPSHOTS -> {
             ExpireResult r = maintenance.expireSnapshots()
                 .retainLast(policy.retainLastSnapshots())
-                .olderThan(clock.instant().minus(policy.maxSnapshotAge()))
+                .olderThan(ExpiryCandidates.cutoff(handle.refreshed(), policy, clock.instant()))
                 .execute();
             expiry = Optional.of(r);
             message = "expired " + r.expiredSnapshots() + " snapshots, deleted " + r.deletedFiles() + " files, "

@@ -68,6 +68,40 @@ class MaintenancePlanTest {
   }
 
   @Test
+  void plan_maxSnapshots_expiresYoungSnapshotsBeyondTheCap_keepingTheNewest() throws InterruptedException {
+    for (int i = 0; i < 12; i++) {
+      appendRows(events, i * 10, 10);
+      Thread.sleep(2); // distinct snapshot times: the cap counts by time
+    }
+    List<Long> newestFive = new ArrayList<>();
+    org.apache.iceberg.Table table = events.unwrap(org.apache.iceberg.Table.class);
+    table.refresh();
+    for (org.apache.iceberg.Snapshot s = table.currentSnapshot(); newestFive.size() < 5; s = table.snapshot(s.parentId())) {
+      newestFive.add(s.snapshotId());
+    }
+    int before = 0;
+    for (org.apache.iceberg.Snapshot ignored : table.snapshots()) {
+      before++;
+    }
+    MaintenancePolicy policy = MaintenancePolicy.builder().expireWhenSnapshotsAtLeast(2).retainLastSnapshots(2)
+        .maxSnapshotAge(Duration.ofDays(1)).maxSnapshots(5).removeOrphans(false)
+        .compactWhenSmallFilesAtLeast(100).rewriteManifestsWhenAtLeast(100).build(); // expiry alone
+
+    MaintenanceReport report = events.maintenance().plan(policy).execute();
+
+    assertThat(before).isGreaterThanOrEqualTo(12);
+    assertThat(report.expiry().orElseThrow().expiredSnapshots()).as("all younger than a day").isEqualTo(before - 5);
+    table.refresh();
+    List<Long> left = new ArrayList<>();
+    table.snapshots().forEach(s -> left.add(s.snapshotId()));
+    assertThat(left).containsExactlyInAnyOrderElementsOf(newestFive);
+    assertThat(events.query().count()).isEqualTo(120);
+    assertThat(policy.toString()).contains("maxSnapshots=5");
+    assertThat(MaintenancePolicy.defaults().maxSnapshots()).isEqualTo(Integer.MAX_VALUE);
+    assertThat(MaintenancePolicy.streaming().maxSnapshots()).isEqualTo(200);
+  }
+
+  @Test
   @SuppressWarnings("deprecation")
   void plan_deprecatedRunWithListener_executesOnce() {
     appendRows(events, 0, 10);
@@ -153,6 +187,12 @@ class MaintenancePlanTest {
     assertThatThrownBy(() -> MaintenancePolicy.builder().orphanSafetyWindow(Duration.ofSeconds(5)))
         .isInstanceOf(InvalidArgumentException.class)
         .hasMessage("Cannot set orphan safety window: below the minimum of PT1M: PT5S");
+    assertThatThrownBy(() -> MaintenancePolicy.builder().maxSnapshots(0))
+        .isInstanceOf(InvalidArgumentException.class)
+        .hasMessage("Cannot set maximum snapshots: must be at least 1: 0");
+    assertThatThrownBy(() -> MaintenancePolicy.builder().retainLastSnapshots(10).maxSnapshots(5).build())
+        .isInstanceOf(InvalidArgumentException.class)
+        .hasMessage("Cannot build maintenance policy: maximum snapshots below the snapshots to retain: 5 < 10");
   }
 
   @Test
