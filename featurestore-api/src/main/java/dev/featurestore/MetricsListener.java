@@ -27,4 +27,7 @@ public interface MetricsListener {
 
   /** Called once for every commit that landed (ingest, schema-changing ingest, compaction, ...). */
   default void onCommit(CommitMetrics commit) {}
+
+  /** Called once after every materialization of an online view (its mode, rows, duration and the view's lag). */
+  default void onOnlineMaterialization(OnlineMaterialization materialization) {}
 }

@@ -45,6 +45,10 @@ final class DefaultFeatureTable implements FeatureTable {
     this.handle = handle;
   }
 
+  TableHandle handle() {
+    return handle;
+  }
+
   @Override
   public TableId id() {
     return handle.id();
