@@ -242,4 +242,36 @@ class OnlineViewTest {
         .hasMessage("Cannot materialize online view users: the online view is closed");
     assertThat(view(null)).isNotSameAs(view);
   }
+
+  @Test
+  void rowLevelDeletes_followIncrementally_andTheNextLatestRowComesBack() {
+    List<org.apache.iceberg.DataFile> older = dev.featurestore.core.query.TestTables.append(table, List.of(
+        dev.featurestore.core.query.TestTables.record(table, "entity_id", 1L, "event_time", time(1), "feature_a", 1.0),
+        dev.featurestore.core.query.TestTables.record(table, "entity_id", 2L, "event_time", time(1), "feature_a", 2.0)));
+    List<org.apache.iceberg.DataFile> newer = dev.featurestore.core.query.TestTables.append(table, List.of(
+        dev.featurestore.core.query.TestTables.record(table, "entity_id", 1L, "event_time", time(5), "feature_a", 10.0),
+        dev.featurestore.core.query.TestTables.record(table, "entity_id", 3L, "event_time", time(5), "feature_a", 30.0)));
+    OnlineView view = view(null);
+    view.materialize();
+    assertThat(view.get(1L).values()).containsEntry("feature_a", 10.0);
+
+    dev.featurestore.core.query.TestTables.positionDelete(table, newer.get(0), 0); // key 1's latest row
+    OnlineMaterialization afterPositionDelete = view.materialize();
+    assertThat(afterPositionDelete.mode()).isEqualTo(Mode.INCREMENTAL);
+    assertThat(view.get(1L).values()).containsEntry("feature_a", 1.0);
+    assertThat(view.get(3L).values()).containsEntry("feature_a", 30.0);
+
+    dev.featurestore.core.query.TestTables.equalityDelete(table, "entity_id", 2L);
+    assertThat(view.materialize().mode()).isEqualTo(Mode.INCREMENTAL);
+    assertThat(view.get(2L).status()).isEqualTo(OnlineRow.Status.MISSING);
+
+    table.unwrap(org.apache.iceberg.Table.class).newDelete().deleteFile(older.get(0)).commit();
+    assertThat(view.materialize().mode()).isEqualTo(Mode.INCREMENTAL);
+    assertThat(view.get(1L).status()).isEqualTo(OnlineRow.Status.MISSING);
+    assertThat(view.get(3L).values()).containsEntry("feature_a", 30.0);
+  }
+
+  private static OffsetDateTime time(long minute) {
+    return OffsetDateTime.ofInstant(T0.plusSeconds(60 * minute), ZoneOffset.UTC);
+  }
 }
