@@ -210,6 +210,20 @@ public interface FeatureStore extends AutoCloseable {
   CatalogRecoveryResult recoverCatalog();
 
   /**
+   * Opens (or creates) the online view of {@code definition}: the latest feature values per
+   * entity of a table, in an embedded store on local disk. Opening a view does not materialize it;
+   * call {@link OnlineView#materialize()} (or set a refresh interval). Opening the same view name
+   * twice in one store returns the view already open. A view whose stored definition differs
+   * (key, event time, features) is rebuilt at its next materialization.
+   *
+   * @throws TableNotFoundException if the table does not exist
+   * @throws InvalidArgumentException if a column is missing or of a type the view cannot hold, or
+   *     the store has no root directory and the definition no directory
+   * @throws InvalidStateException if the view is already open with another definition
+   */
+  OnlineView onlineView(OnlineViewDefinition definition);
+
+  /**
    * Escape hatch to the underlying Iceberg objects, outside the compatibility promise: {@code
    * org.apache.iceberg.catalog.Catalog} and {@code org.apache.iceberg.io.FileIO}.
    *

@@ -42,4 +42,7 @@ public interface MetricsListener {
    * @param reason why the log refused it (never a credential)
    */
   default void onOperationNotRecorded(String operation, String reason) {}
+
+  /** Called once after every materialization of an online view (its mode, rows, duration and the view's lag). */
+  default void onOnlineMaterialization(OnlineMaterialization materialization) {}
 }

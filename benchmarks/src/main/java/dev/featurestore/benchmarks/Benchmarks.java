@@ -28,6 +28,9 @@ public final class Benchmarks {
       Map.entry(IngestS3Benchmark.NAME, "rows/s of a 5M-row synthetic ingest into a bucket on in-process s3proxy vs local disk (higher is better)"),
       Map.entry(UploadBenchmark.NAME, "MB/s of a 256 MB raw upload (child JVM, -Xmx256m) vs the SDK's putObject of the file (higher is better)"),
       Map.entry(LookupBenchmark.NAME, "p50 ms of a warm single-key latest-row lookup on 10M rows vs a full scan with the same filter (target p50 <= 30, p99 <= 100)"),
+      Map.entry(OnlineBenchmarks.GET, "p99 ms of a warm single-key online-view read on 10M entities vs the Iceberg point lookup (target p99 <= 1 ms, ratio <= 0.1)"),
+      Map.entry(OnlineBenchmarks.BATCH, "p99 ms of a 100-key online-view batch on 10M entities vs the point lookup's getAll (target p99 <= 5 ms)"),
+      Map.entry(OnlineBenchmarks.MATERIALIZE, "rows/s of a full online-view materialization of 10M rows vs reading them (target >= 500k/s; prints the incremental time after a 10k-row append)"),
       Map.entry(TieringBenchmark.NAME, "ms per full scan of a table moved to a cold bucket (warm cold cache) vs the same rows hot on local disk (target <= 1.2)"),
       Map.entry(PruningBenchmark.NAME, "ms to read one day of a 365-day table (partition-pruned) vs an unpruned scan (prints files read)"),
       Map.entry(SqlBenchmarks.LOCAL, "ms of a GROUP BY over a 10M-row snapshot through the DuckDB adapter vs DuckDB's own read_parquet (target <= 1.25)"),
@@ -69,6 +72,9 @@ public final class Benchmarks {
       case CdcUpsertBenchmarks.UPSERT_WRITE -> CdcUpsertBenchmarks.upsertWrite();
       case CdcSoakBenchmark.NAME -> CdcSoakBenchmark.run();
       case LookupBenchmark.NAME -> LookupBenchmark.run();
+      case OnlineBenchmarks.GET -> OnlineBenchmarks.get();
+      case OnlineBenchmarks.BATCH -> OnlineBenchmarks.batch();
+      case OnlineBenchmarks.MATERIALIZE -> OnlineBenchmarks.materialize();
       case PruningBenchmark.NAME -> PruningBenchmark.run();
       case TieringBenchmark.NAME -> TieringBenchmark.run();
       case SqlBenchmarks.LOCAL -> SqlBenchmarks.local();
@@ -87,6 +93,6 @@ public final class Benchmarks {
     System.err.println("usage: benchmarks/run <name> [key=value ...]");
     System.err.println("benchmarks:");
     BENCHMARKS.forEach((name, what) -> System.err.printf(Locale.ROOT, "  %-22s %s%n", name, what));
-    System.err.println("settings: rows=, mb=, heap=, partsize=, threshold= (upload), events=, docs=, updates=, seconds=, rate=, days=, buckets=, lookups= (lookup), rowsPerDay= (pruning), commits= (tiering), labels=, features=, ttlHours= (training-set), threads=, memoryLimit= (sql-*, training-set), warmups=, iterations=, seed=, only=ours|baseline, bench.dir=");
+    System.err.println("settings: rows=, mb=, heap=, partsize=, threshold= (upload), events=, docs=, updates=, seconds=, rate=, days=, buckets=, lookups= (lookup, online-get), baselineLookups=, batches=, baselineBatches=, batchSize= (online-batch), append= (online-materialize), rowsPerDay= (pruning), commits= (tiering), labels=, features=, ttlHours= (training-set), threads=, memoryLimit= (sql-*, training-set), warmups=, iterations=, seed=, only=ours|baseline, bench.dir=");
   }
 }

@@ -476,6 +476,11 @@ public final class CdcPipeline implements AutoCloseable {
       return this;
     }
 
+    /** Runs {@code action} after each commit lands, on the committing thread (see {@link AfterCommit}). */
+    public Builder afterCommit(Runnable action) {
+      return hooks(AfterCommit.around(hooks, InvalidArgumentException.requireNonNull(action, "build CDC pipeline", "action")));
+    }
+
     Builder hooks(Hooks hooks) {
       this.hooks = requireNonNull(hooks, "hooks is null");
       return this;

@@ -14,6 +14,8 @@ import dev.featurestore.FeatureStoreConfig;
 import dev.featurestore.FeatureStoreException;
 import dev.featurestore.FeatureTable;
 import dev.featurestore.ObjectBrowser;
+import dev.featurestore.OnlineView;
+import dev.featurestore.OnlineViewDefinition;
 import dev.featurestore.Redaction;
 import dev.featurestore.StorageException;
 import dev.featurestore.TableAlreadyExistsException;
@@ -27,6 +29,7 @@ import dev.featurestore.core.catalog.Namespaces;
 import dev.featurestore.core.catalog.TableCreation;
 import dev.featurestore.core.catalog.SharedCatalogs;
 import dev.featurestore.core.objects.S3ObjectBrowser;
+import dev.featurestore.core.online.OnlineViews;
 import dev.featurestore.core.storage.LocalFileIO;
 import dev.featurestore.core.storage.TieredFileIO;
 import dev.featurestore.core.storage.s3.ObjectStorageErrors;
@@ -84,6 +87,7 @@ final class DefaultFeatureStore implements FeatureStore {
   private volatile S3ObjectBrowser objects;
   private final Deque<AutoCloseable> owned = new ArrayDeque<>();
   private final Map<TableId, ReentrantLock> commitLocks = new ConcurrentHashMap<>();
+  private final Map<String, OnlineView> onlineViews = new ConcurrentHashMap<>();
   private final AtomicBoolean closed = new AtomicBoolean(false);
   /** Background maintenance started through this store's tables and still running: stopped first on close. */
   private final java.util.Set<dev.featurestore.BackgroundMaintenance> background = ConcurrentHashMap.newKeySet();
@@ -404,6 +408,30 @@ final class DefaultFeatureStore implements FeatureStore {
   }
 
   @Override
+  public OnlineView onlineView(OnlineViewDefinition definition) {
+    InvalidArgumentException.requireNonNull(definition, "open online view", "definition");
+    checkOpen();
+    synchronized (onlineViews) {
+      OnlineView open = onlineViews.get(definition.name());
+      if (open != null) {
+        if (!open.definition().toString().equals(definition.toString())) {
+          throw new InvalidStateException("Cannot open online view " + definition.name()
+              + ": it is open with another definition: " + open.definition());
+        }
+        return open;
+      }
+      Path directory = definition.directory().or(() -> config.root().map(r -> r.resolve("online")))
+          .orElseThrow(() -> new InvalidArgumentException("Cannot open online view " + definition.name()
+              + ": the store has no root directory: set directory(...) on the definition"));
+      FeatureTable table = table(definition.table());
+      OnlineView view = OnlineViews.open(((DefaultFeatureTable) table).handle(), definition, directory,
+          () -> onlineViews.remove(definition.name()));
+      onlineViews.put(definition.name(), view);
+      return view;
+    }
+  }
+
+  @Override
   public <T> T unwrap(Class<T> type) {
     InvalidArgumentException.requireNonNull(type, "unwrap feature store", "type");
     if (type.isInstance(catalog)) {
@@ -451,6 +479,7 @@ final class DefaultFeatureStore implements FeatureStore {
   public void close() {
     if (closed.compareAndSet(false, true)) {
       LOG.debug("Closing feature store: {}", config);
+      List.copyOf(onlineViews.values()).forEach(OnlineView::close);
       for (dev.featurestore.BackgroundMaintenance running : List.copyOf(background)) {
         running.close(); // before the catalog and FileIO it uses; waits for a running step
       }

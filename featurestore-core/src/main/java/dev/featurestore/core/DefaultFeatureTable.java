@@ -53,6 +53,10 @@ final class DefaultFeatureTable implements FeatureTable {
     this.background = background;
   }
 
+  TableHandle handle() {
+    return handle;
+  }
+
   @Override
   public TableId id() {
     return handle.id();

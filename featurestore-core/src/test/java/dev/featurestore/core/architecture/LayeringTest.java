@@ -63,7 +63,8 @@ class LayeringTest {
             "dev.featurestore.core.query..", "dev.featurestore.core.stats..", "dev.featurestore.core.maintenance..",
             "dev.featurestore.core.partition..", "dev.featurestore.core.bloom..",
             "dev.featurestore.core.lookup..", "dev.featurestore.core.tiering..", "dev.featurestore.core.objects..",
-            "dev.featurestore.core.dashboard..", "dev.featurestore.core.inspect..")
+            "dev.featurestore.core.dashboard..", "dev.featurestore.core.inspect..",
+            "dev.featurestore.core.online..")
         .check(classes);
   }
 
@@ -75,14 +76,15 @@ class LayeringTest {
             "dev.featurestore.core.snapshot..", "dev.featurestore.core.query..", "dev.featurestore.core.stats..",
             "dev.featurestore.core.maintenance..", "dev.featurestore.core.partition..",
             "dev.featurestore.core.bloom..", "dev.featurestore.core.lookup..", "dev.featurestore.core.tiering..",
-            "dev.featurestore.core.objects..", "dev.featurestore.core.dashboard..", "dev.featurestore.core.inspect..")
+            "dev.featurestore.core.objects..", "dev.featurestore.core.dashboard..", "dev.featurestore.core.inspect..",
+            "dev.featurestore.core.online..")
         .check(classes);
   }
 
   @Test
   void tableConcerns_areIndependentOfEachOther() {
     slices().matching(
-            "dev.featurestore.core.(ingest|schema|snapshot|query|stats|maintenance|partition|bloom|lookup|tiering|objects|dashboard|inspect)..")
+            "dev.featurestore.core.(ingest|schema|snapshot|query|stats|maintenance|partition|bloom|lookup|tiering|objects|dashboard|inspect|online)..")
         .should().notDependOnEachOther()
         .check(classes);
   }
@@ -94,7 +96,8 @@ class LayeringTest {
             "dev.featurestore.core.query..", "dev.featurestore.core.stats..", "dev.featurestore.core.maintenance..",
             "dev.featurestore.core.partition..", "dev.featurestore.core.bloom..",
             "dev.featurestore.core.lookup..", "dev.featurestore.core.tiering..", "dev.featurestore.core.objects..",
-            "dev.featurestore.core.dashboard..", "dev.featurestore.core.inspect..")
+            "dev.featurestore.core.dashboard..", "dev.featurestore.core.inspect..",
+            "dev.featurestore.core.online..")
         .should().dependOnClassesThat().resideInAPackage("dev.featurestore.core")
         .check(classes);
   }
