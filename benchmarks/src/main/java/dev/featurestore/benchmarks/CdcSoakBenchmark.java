@@ -108,6 +108,18 @@ final class CdcSoakBenchmark {
 
   /** Files under each table directory, the largest metadata.json, in one line. */
   private static String footprint(Path root) throws IOException {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return footprintOnce(root);
+      } catch (java.io.UncheckedIOException e) {
+        if (attempt == 5) {
+          throw e; // a file deleted by maintenance while walking: walk again, but not forever
+        }
+      }
+    }
+  }
+
+  private static String footprintOnce(Path root) throws IOException {
     long dataFiles = 0;
     long metadataFiles = 0;
     long largestMetadataJson = 0;
@@ -116,7 +128,11 @@ final class CdcSoakBenchmark {
         String name = p.getFileName().toString();
         String parent = p.getParent().getFileName().toString();
         if (name.endsWith(".metadata.json")) {
-          largestMetadataJson = Math.max(largestMetadataJson, Files.size(p));
+          try {
+            largestMetadataJson = Math.max(largestMetadataJson, Files.size(p));
+          } catch (java.nio.file.NoSuchFileException e) {
+            continue; // deleted by maintenance since the walk listed it
+          }
         }
         if (p.toString().contains("/soak") || p.toString().contains("soak.db")) {
           if (parent.equals("metadata") || p.toString().contains("/metadata/")) {

@@ -4,6 +4,7 @@ import dev.featurestore.FeatureStore;
 import dev.featurestore.FeatureTable;
 import dev.featurestore.OnlineView;
 import dev.featurestore.SyntheticFeatures;
+import dev.featurestore.core.base.OperationLog;
 import dev.featurestore.core.base.TableHandle;
 import java.nio.file.Path;
 import java.util.concurrent.Executors;
@@ -25,7 +26,7 @@ public final class OnlineViewCrashChild {
       FeatureTable table = store.table(SyntheticFeatures.TABLE_ID);
       Table iceberg = table.unwrap(Table.class);
       TableHandle handle = new TableHandle(SyntheticFeatures.TABLE_ID, iceberg, table.unwrap(FileIO.class), new ReentrantLock(),
-          store.config(), Executors.newFixedThreadPool(2));
+          store.config(), Executors.newFixedThreadPool(2), OperationLog.forStore(store.config()), false);
       Hooks pause = point -> {
         if (point.equals("materialize.progress")) {
           System.out.println("MID");
