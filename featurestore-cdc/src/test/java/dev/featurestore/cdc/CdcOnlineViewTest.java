@@ -20,27 +20,31 @@ import java.util.SplittableRandom;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.IntStream;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * An online view over a current-state table fed by a pipeline, materialized from the pipeline's
  * after-commit hook: after each batch of random inserts, updates and deletes the view is at the
  * batch's snapshot and equals the table there (read through TimeTravelQuery); copy-on-write
- * rewrites of the doc-id buckets are followed incrementally.
+ * rewrites of the doc-id buckets (copy-on-write) and the replaced deletion vectors (merge-on-read) are
+ * followed incrementally.
  */
 class CdcOnlineViewTest {
   private static final int DOCS = 60;
   @TempDir Path dir;
 
-  @Test
-  void viewFollowsEachCommit_andEqualsTheCurrentState() {
+  @ParameterizedTest
+  @EnumSource(CurrentStateLayout.class)
+  void viewFollowsEachCommit_andEqualsTheCurrentState(CurrentStateLayout layout) {
     SplittableRandom random = new SplittableRandom(17);
     AtomicReference<OnlineView> view = new AtomicReference<>();
     List<OnlineMaterialization> runs = new CopyOnWriteArrayList<>();
     try (FeatureStore store = FeatureStore.openLocal(dir.resolve("store"));
         CdcPipeline cdc = CdcPipeline.builder(store).currentState(CdcTestSupport.STATE).shardId("s1")
             .writeAheadLog(dir.resolve("wal")).flushInterval(Duration.ZERO).currentStateBuckets(4)
+            .currentStateLayout(layout)
             .afterCommit(() -> {
               OnlineView v = view.get();
               if (v != null) {

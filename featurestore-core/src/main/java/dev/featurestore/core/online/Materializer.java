@@ -327,13 +327,15 @@ final class Materializer {
     List<DataFile> candidates = new ArrayList<>();
     List<DeleteFile> addedDeletes = new ArrayList<>();
     try {
-      if (snapshot.removedDeleteFiles(table.io()).iterator().hasNext()) {
-        throw new Unsafe("snapshot " + snapshot.snapshotId() + " (" + snapshot.operation()
-            + ") removed delete files: their rows could come back");
-      }
       snapshot.addedDataFiles(table.io()).forEach(f -> added.add(f.copyWithoutStats()));
       snapshot.removedDataFiles(table.io()).forEach(f -> candidates.add(f.copyWithoutStats()));
       snapshot.addedDeleteFiles(table.io()).forEach(addedDeletes::add);
+      for (DeleteFile removed : snapshot.removedDeleteFiles(table.io())) {
+        if (!replaced(removed, addedDeletes, candidates)) {
+          throw new Unsafe("snapshot " + snapshot.snapshotId() + " (" + snapshot.operation()
+              + ") removed delete files: their rows could come back");
+        }
+      }
     } catch (RuntimeException e) {
       throw new Unsafe("cannot read the manifests of snapshot " + snapshot.snapshotId() + ": " + e.getMessage());
     }
@@ -372,6 +374,22 @@ final class Materializer {
         }
       }));
     }
+  }
+
+  /**
+   * True when a removed delete file cannot bring rows back: a deletion vector replaced in the same
+   * snapshot by a new vector of the same data file (format 3 requires the new one to hold the old
+   * positions: the merge-on-read current state does this every commit), or one whose data file
+   * was removed too. The data file is then a candidate already (its new vector was added).
+   */
+  private static boolean replaced(DeleteFile removed, List<DeleteFile> addedDeletes, List<DataFile> removedData) {
+    String target = removed.referencedDataFile();
+    if (removed.format() != org.apache.iceberg.FileFormat.PUFFIN || target == null) {
+      return false;
+    }
+    return addedDeletes.stream().anyMatch(d -> d.format() == org.apache.iceberg.FileFormat.PUFFIN
+            && target.equals(d.referencedDataFile()))
+        || removedData.stream().anyMatch(f -> f.location().equals(target));
   }
 
   private void upsert(ViewWriter writer, Object[] row, long seq) {
