@@ -82,6 +82,13 @@ class CdcMaintenanceTest {
         }
       }
       awaitCondition(() -> maintained(cdc));
+      // the bound below is about the state maintenance leaves, not about how many commits a slow
+      // machine fits between two checks: wait for two whole rounds after the last commit
+      long[] roundsAfterLastCommit = cdc.maintenance().stream().mapToLong(s -> s.rounds() + 2).toArray();
+      awaitCondition(() -> {
+        List<BackgroundMaintenanceStatus> now = cdc.maintenance();
+        return now.get(0).rounds() >= roundsAfterLastCommit[0] && now.get(1).rounds() >= roundsAfterLastCommit[1];
+      });
       assertThat(cdc.metrics().lastError()).isEmpty();
       List<BackgroundMaintenanceStatus> statuses = cdc.maintenance();
       assertThat(statuses).extracting(BackgroundMaintenanceStatus::table).containsExactly(LOG, STATE);
