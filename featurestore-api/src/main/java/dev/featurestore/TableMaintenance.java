@@ -45,6 +45,18 @@ public interface TableMaintenance {
   MaintenancePlan plan(MaintenancePolicy policy);
 
   /**
+   * As {@link #plan(MaintenancePolicy)}: the steps decided from this table's metadata by the same
+   * thresholds, run in the same order with the same parameters, but each through
+   * {@code executor}'s operation ({@code compact()}, {@code rewriteManifests()},
+   * {@code expireSnapshots()}, {@code removeOrphanFiles()}) instead of this one's. How another
+   * engine maintains the table with the library's vocabulary: featurestore-spark passes its
+   * {@code SparkTableMaintenance}, which runs each step as a Spark action.
+   *
+   * @throws InvalidArgumentException if {@code policy} or {@code executor} is null
+   */
+  MaintenancePlan plan(MaintenancePolicy policy, TableMaintenance executor);
+
+  /**
    * Starts maintaining this table in the background with {@code policy}, on a daemon thread of its
    * own, until the returned handle or the store is closed (see {@link BackgroundMaintenance}: one
    * maintainer per table across processes, writers win every conflict). The first check runs

@@ -157,6 +157,13 @@ final class DuckEngine implements SqlEngine {
   }
 
   @Override
+  public TrainingSet trainingSet(dev.featurestore.TrainingSetDefinition definition) {
+    InvalidArgumentException.requireNonNull(definition, "build training set", "definition");
+    checkOpen();
+    return TrainingSet.of(this, definition);
+  }
+
+  @Override
   public CacheStats cacheStats() {
     LocalFileCache.Stats stats = cache.stats();
     return new CacheStats(stats.files(), stats.bytes(), stats.maxBytes(), stats.hits(), stats.misses(),

@@ -30,6 +30,14 @@ public interface SqlEngine extends AutoCloseable {
   /** A point-in-time training set: labels joined as of their time to feature tables. */
   TrainingSet.Builder trainingSet();
 
+  /**
+   * The point-in-time training set of {@code definition} (the same definition runs on Spark with
+   * {@code SparkFeatureStore.trainingSet}).
+   *
+   * @throws dev.featurestore.InvalidArgumentException if {@code definition} is null
+   */
+  TrainingSet trainingSet(dev.featurestore.TrainingSetDefinition definition);
+
   /** The state of the local cache of remote files. */
   CacheStats cacheStats();
 

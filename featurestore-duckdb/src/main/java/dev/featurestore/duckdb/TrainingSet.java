@@ -2,13 +2,12 @@ package dev.featurestore.duckdb;
 
 import static dev.featurestore.duckdb.DuckTypes.identifier;
 
-import dev.featurestore.FeatureStoreException;
 import dev.featurestore.InvalidArgumentException;
-import dev.featurestore.InvalidStateException;
 import dev.featurestore.TimeTravelQuery;
+import dev.featurestore.TrainingSetDefinition;
+import dev.featurestore.core.base.TrainingSetLineage;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
@@ -31,15 +30,23 @@ import java.util.Map;
  * Rows are ordered by the label's entity and time. A label without a feature row at or before
  * its time (a late feature, a missing entity, or a value older than the TTL) gets nulls. When a
  * feature table has several rows for one entity at the same time, one of them is used (which one
- * is not defined); deduplicate such tables first. Runs as DuckDB {@code ASOF LEFT JOIN}s.
+ * is not defined); deduplicate such tables first. Runs as DuckDB {@code ASOF LEFT JOIN}s. The
+ * semantics are those of {@link TrainingSetDefinition}: the same definition runs on Spark too.
  */
 public final class TrainingSet {
+  private final TrainingSetDefinition definition;
   private final SqlQuery query;
   private final String sql;
 
-  private TrainingSet(SqlQuery query, String sql) {
+  private TrainingSet(TrainingSetDefinition definition, SqlQuery query, String sql) {
+    this.definition = definition;
     this.query = query;
     this.sql = sql;
+  }
+
+  /** What this training set is made of; the same definition runs on other engines too. */
+  public TrainingSetDefinition definition() {
+    return definition;
   }
 
   /** The generated SQL (relations {@code labels} and {@code f_<name>}). */
@@ -77,16 +84,61 @@ public final class TrainingSet {
     return query.exportToBucket(name);
   }
 
-  /** Collects the labels and feature tables. */
-  public static final class Builder {
-    private record Features(String name, TimeTravelQuery version, String entity, String time, Duration ttl,
-        List<String> columns) {}
+  /**
+   * The training set of {@code definition} on {@code engine}: the SQL of its as-of joins, and the
+   * definition's parameters in the lineage of its exports.
+   */
+  static TrainingSet of(DuckEngine engine, TrainingSetDefinition definition) {
+    TrainingSetDefinition.Labels labels = definition.labels();
+    String labelEntity = labels.entityColumn();
+    String labelTime = labels.timeColumn();
+    StringBuilder select = new StringBuilder("SELECT l.*");
+    StringBuilder from = new StringBuilder(" FROM " + TrainingSetLineage.LABELS_RELATION + " l");
+    for (TrainingSetDefinition.Features f : definition.features()) {
+      String alias = identifier(TrainingSetLineage.relation(f));
+      String time = alias + "." + identifier(f.timeColumn());
+      for (String column : f.columns()) {
+        String value = alias + "." + identifier(column);
+        select.append(", ");
+        if (f.ttl().isEmpty()) {
+          select.append(value);
+        } else {
+          select.append("CASE WHEN ").append(time).append(" >= l.").append(identifier(labelTime))
+              .append(" - INTERVAL '").append(f.ttl().get().toNanos() / 1000).append(" microseconds' THEN ")
+              .append(value).append(" END");
+        }
+        select.append(" AS ").append(identifier(TrainingSetDefinition.outputColumn(f, column)));
+      }
+      from.append(" ASOF LEFT JOIN (SELECT ").append(identifier(f.entityColumn())).append(", ")
+          .append(identifier(f.timeColumn()));
+      for (String column : f.columns()) {
+        if (!column.equals(f.entityColumn()) && !column.equals(f.timeColumn())) {
+          from.append(", ").append(identifier(column));
+        }
+      }
+      from.append(" FROM ").append(alias).append(") ").append(alias)
+          .append(" ON l.").append(identifier(labelEntity)).append(" = ").append(alias).append(".")
+          .append(identifier(f.entityColumn())).append(" AND l.").append(identifier(labelTime)).append(" >= ")
+          .append(time);
+    }
+    String sql = select + from.toString() + " ORDER BY l." + identifier(labelEntity) + ", l." + identifier(labelTime);
+    SqlQuery query = ((DuckSqlQuery) engine.query(sql))
+        .withLineageParameters(TrainingSetLineage.parameters(definition).toString())
+        .table(TrainingSetLineage.LABELS_RELATION, labels.version());
+    for (TrainingSetDefinition.Features f : definition.features()) {
+      query = query.table(TrainingSetLineage.relation(f), f.version());
+    }
+    return new TrainingSet(definition, query, sql);
+  }
 
+  /**
+   * Collects the labels and feature tables: a {@link TrainingSetDefinition.Builder} bound to an
+   * engine. To run one definition on several engines, build a {@link TrainingSetDefinition} and
+   * pass it to {@link SqlEngine#trainingSet(TrainingSetDefinition)}.
+   */
+  public static final class Builder {
     private final DuckEngine engine;
-    private TimeTravelQuery labels;
-    private String labelEntity;
-    private String labelTime;
-    private final List<Features> features = new ArrayList<>();
+    private final TrainingSetDefinition.Builder definition = TrainingSetDefinition.builder();
 
     Builder(DuckEngine engine) {
       this.engine = engine;
@@ -115,116 +167,21 @@ public final class TrainingSet {
           columns);
     }
 
-    /** The labels: a version of a table with an entity key column and an event time column. */
+    /** See {@link TrainingSetDefinition.Builder#labels}. */
     public Builder labels(TimeTravelQuery version, String entityColumn, String timeColumn) {
-      this.labels = InvalidArgumentException.requireNonNull(version, "build training set", "labels");
-      this.labelEntity = column(entityColumn, "entity column");
-      this.labelTime = column(timeColumn, "time column");
+      definition.labels(version, entityColumn, timeColumn);
       return this;
     }
 
-    /**
-     * A feature table: its key and time columns, an optional time-to-live (null for none), and the
-     * feature columns to take.
-     */
+    /** See {@link TrainingSetDefinition.Builder#features}. */
     public Builder features(String name, TimeTravelQuery version, String entityColumn, String timeColumn,
         Duration ttl, String... columns) {
-      InvalidArgumentException.requireNonNull(name, "add feature table", "name");
-      InvalidArgumentException.requireNonNull(version, "add feature table", "version");
-      if (!name.matches("[A-Za-z_][A-Za-z0-9_]*") || name.startsWith("__")) {
-        throw new InvalidArgumentException("Cannot add feature table: not a plain SQL identifier: " + FeatureStoreException.printable(name));
-      }
-      if (features.stream().anyMatch(f -> f.name().equalsIgnoreCase(name))) {
-        throw new InvalidArgumentException("Cannot add feature table: name already given: " + name);
-      }
-      if (ttl != null && (ttl.isNegative() || ttl.isZero())) {
-        throw new InvalidArgumentException("Cannot add feature table: TTL must be positive: " + ttl);
-      }
-      InvalidArgumentException.requireNonNull(columns, "add feature table", "columns");
-      if (columns.length == 0) {
-        throw new InvalidArgumentException("Cannot add feature table: no feature column given: " + name);
-      }
-      List<String> list = new ArrayList<>();
-      for (String c : columns) {
-        list.add(column(c, "feature column"));
-      }
-      features.add(new Features(name, version, column(entityColumn, "entity column"),
-          column(timeColumn, "time column"), ttl, List.copyOf(list)));
+      definition.features(name, version, entityColumn, timeColumn, ttl, columns);
       return this;
-    }
-
-    private static String column(String value, String what) {
-      InvalidArgumentException.requireNonNull(value, "build training set", what);
-      if (value.isBlank()) {
-        throw new InvalidArgumentException("Cannot build training set: blank " + what);
-      }
-      return value;
     }
 
     public TrainingSet build() {
-      if (labels == null) {
-        throw new InvalidStateException("Cannot build training set: no labels given");
-      }
-      if (features.isEmpty()) {
-        throw new InvalidStateException("Cannot build training set: no feature table given");
-      }
-      StringBuilder select = new StringBuilder("SELECT l.*");
-      StringBuilder from = new StringBuilder(" FROM labels l");
-      for (Features f : features) {
-        String alias = identifier("f_" + f.name());
-        String time = alias + "." + identifier(f.time());
-        for (String column : f.columns()) {
-          String value = alias + "." + identifier(column);
-          select.append(", ");
-          if (f.ttl() == null) {
-            select.append(value);
-          } else {
-            select.append("CASE WHEN ").append(time).append(" >= l.").append(identifier(labelTime))
-                .append(" - INTERVAL '").append(f.ttl().toNanos() / 1000).append(" microseconds' THEN ")
-                .append(value).append(" END");
-          }
-          select.append(" AS ").append(identifier(f.name() + "__" + column));
-        }
-        from.append(" ASOF LEFT JOIN (SELECT ").append(identifier(f.entity())).append(", ")
-            .append(identifier(f.time()));
-        for (String column : f.columns()) {
-          if (!column.equals(f.entity()) && !column.equals(f.time())) {
-            from.append(", ").append(identifier(column));
-          }
-        }
-        from.append(" FROM ").append(identifier("f_" + f.name())).append(") ").append(alias)
-            .append(" ON l.").append(identifier(labelEntity)).append(" = ").append(alias).append(".")
-            .append(identifier(f.entity())).append(" AND l.").append(identifier(labelTime)).append(" >= ")
-            .append(time);
-      }
-      String sql = select + from.toString() + " ORDER BY l." + identifier(labelEntity) + ", l." + identifier(labelTime);
-      SqlQuery query = ((DuckSqlQuery) engine.query(sql)).withLineageParameters(parameters())
-          .table("labels", labels);
-      for (Features f : features) {
-        query = query.table("f_" + f.name(), f.version());
-      }
-      return new TrainingSet(query, sql);
-    }
-
-    /** The definition, for the lineage of exports (tables and snapshots are added there). */
-    private String parameters() {
-      com.fasterxml.jackson.databind.node.ObjectNode root =
-          com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.objectNode();
-      root.put("kind", "training_set");
-      root.putObject("labels").put("relation", "labels").put("entity", labelEntity).put("time", labelTime);
-      com.fasterxml.jackson.databind.node.ArrayNode list = root.putArray("features");
-      for (Features f : features) {
-        com.fasterxml.jackson.databind.node.ObjectNode node = list.addObject();
-        node.put("name", f.name()).put("relation", "f_" + f.name()).put("entity", f.entity()).put("time", f.time());
-        if (f.ttl() == null) {
-          node.putNull("ttl");
-        } else {
-          node.put("ttl", f.ttl().toString());
-        }
-        com.fasterxml.jackson.databind.node.ArrayNode columns = node.putArray("columns");
-        f.columns().forEach(columns::add);
-      }
-      return root.toString();
+      return engine.trainingSet(definition.build());
     }
   }
 }

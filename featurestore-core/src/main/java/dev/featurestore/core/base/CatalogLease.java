@@ -6,6 +6,7 @@ import dev.featurestore.FeatureStoreConfig;
 import dev.featurestore.InvalidArgumentException;
 import dev.featurestore.InvalidStateException;
 import dev.featurestore.StorageException;
+import dev.featurestore.TableId;
 import dev.featurestore.core.catalog.JdbcDrivers;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -47,6 +48,15 @@ public final class CatalogLease implements AutoCloseable {
   public record Grant(String name, String owner, long token, Instant expiresAt) {}
 
   static final String TABLE = "featurestore_lease";
+
+  /**
+   * The name of the lease a table's maintainer holds: background maintenance takes it, and so does
+   * any other engine that maintains the table (Spark's maintenance), so that one process at a time
+   * maintains a table.
+   */
+  public static String maintenanceLeaseName(TableId table) {
+    return "maintenance:" + requireNonNull(table, "table is null");
+  }
 
   private final String url;
   private final Properties properties;

@@ -34,7 +34,6 @@ public final class EmbeddedCatalog {
   /** Opens (creating if needed) the SQLite catalog described by {@code config}, using {@code io}. */
   public static JdbcCatalog open(FeatureStoreConfig config, FileIO io) {
     Path file = config.catalogFile().orElseThrow(() -> new IllegalStateException("Cannot open catalog: no catalog file"));
-    String warehouse = config.warehouseLocation().orElseThrow(() -> new IllegalStateException("Cannot open catalog: no warehouse"));
     try {
       Path parent = file.toAbsolutePath().getParent();
       if (parent != null) {
@@ -43,18 +42,7 @@ public final class EmbeddedCatalog {
     } catch (IOException e) {
       throw new StorageException("Cannot create catalog directory: " + file.toAbsolutePath().getParent(), e);
     }
-    Map<String, String> props = new HashMap<>();
-    props.put(CatalogProperties.URI, "jdbc:sqlite:" + file.toAbsolutePath());
-    props.put(CatalogProperties.WAREHOUSE_LOCATION, warehouse);
-    props.put("jdbc.schema-version", "V1");
-    // sqlite-jdbc pragmas, passed through by Iceberg's JdbcClientPool (prefix "jdbc." removed)
-    props.put("jdbc.journal_mode", "WAL");
-    props.put("jdbc.busy_timeout", Long.toString(config.busyTimeout().toMillis()));
-    props.put("jdbc.synchronous", "FULL");
-    props.put(CatalogProperties.CLIENT_POOL_SIZE, "2");
-    props.put(CatalogProperties.TABLE_DEFAULT_PREFIX + TableProperties.COMMIT_NUM_RETRIES,
-        Integer.toString(config.commitRetries()));
-    props.putAll(config.catalogProperties());
+    Map<String, String> props = properties(config);
     checkSqliteHeader(file);
     JdbcDrivers.register(props.get(CatalogProperties.URI));
     JdbcCatalog catalog;
@@ -67,6 +55,32 @@ public final class EmbeddedCatalog {
       throw e;
     }
     return catalog;
+  }
+
+  /**
+   * The catalog properties of the embedded catalog described by {@code config}: the SQLite URL and
+   * its pragmas, the warehouse, the schema version, the commit retries, then the config's own
+   * catalog properties. The store opens its catalog with them, and an engine that opens the same
+   * catalog by class name ({@link EngineJdbcCatalog}) gets the same ones.
+   *
+   * @throws IllegalStateException if {@code config} has no catalog file or warehouse
+   */
+  public static Map<String, String> properties(FeatureStoreConfig config) {
+    Path file = config.catalogFile().orElseThrow(() -> new IllegalStateException("Cannot open catalog: no catalog file"));
+    String warehouse = config.warehouseLocation().orElseThrow(() -> new IllegalStateException("Cannot open catalog: no warehouse"));
+    Map<String, String> props = new HashMap<>();
+    props.put(CatalogProperties.URI, "jdbc:sqlite:" + file.toAbsolutePath());
+    props.put(CatalogProperties.WAREHOUSE_LOCATION, warehouse);
+    props.put("jdbc.schema-version", "V1");
+    // sqlite-jdbc pragmas, passed through by Iceberg's JdbcClientPool (prefix "jdbc." removed)
+    props.put("jdbc.journal_mode", "WAL");
+    props.put("jdbc.busy_timeout", Long.toString(config.busyTimeout().toMillis()));
+    props.put("jdbc.synchronous", "FULL");
+    props.put(CatalogProperties.CLIENT_POOL_SIZE, "2");
+    props.put(CatalogProperties.TABLE_DEFAULT_PREFIX + TableProperties.COMMIT_NUM_RETRIES,
+        Integer.toString(config.commitRetries()));
+    props.putAll(config.catalogProperties());
+    return props;
   }
 
   private static final byte[] SQLITE_HEADER = "SQLite format 3\0".getBytes(StandardCharsets.US_ASCII);

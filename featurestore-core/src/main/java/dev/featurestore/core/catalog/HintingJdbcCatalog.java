@@ -13,7 +13,7 @@ import org.apache.iceberg.jdbc.JdbcClientPool;
  * Iceberg's {@link JdbcCatalog} (the embedded SQLite catalog and the shared PostgreSQL one) whose
  * table operations write the {@link VersionHint} after each commit ({@link HintingTableOperations}).
  */
-final class HintingJdbcCatalog extends JdbcCatalog {
+class HintingJdbcCatalog extends JdbcCatalog {
   HintingJdbcCatalog(Function<Map<String, String>, FileIO> io, Function<Map<String, String>, JdbcClientPool> pool) {
     super(io, pool, true);
   }

@@ -32,17 +32,9 @@ public final class SharedCatalogs {
    * of processes may write; losers retry up to {@link FeatureStoreConfig#commitRetries()} times.
    */
   public static JdbcCatalog jdbc(FeatureStoreConfig config, FileIO io) {
-    String uri = config.catalogUri().orElseThrow(() -> new IllegalStateException("Cannot open JDBC catalog: no URL"));
-    String warehouse = config.warehouseLocation()
-        .orElseThrow(() -> new IllegalStateException("Cannot open JDBC catalog: no warehouse location"));
-    Map<String, String> props = new HashMap<>();
-    props.put(CatalogProperties.URI, uri);
-    props.put(CatalogProperties.WAREHOUSE_LOCATION, warehouse);
-    props.put("jdbc.schema-version", "V1");
-    props.put(CatalogProperties.CLIENT_POOL_SIZE, "2");
-    props.put(CatalogProperties.TABLE_DEFAULT_PREFIX + TableProperties.COMMIT_NUM_RETRIES,
-        Integer.toString(config.commitRetries()));
-    props.putAll(config.catalogProperties());
+    Map<String, String> props = jdbcProperties(config);
+    String uri = props.get(CatalogProperties.URI);
+    String warehouse = props.get(CatalogProperties.WAREHOUSE_LOCATION);
     JdbcDrivers.register(uri);
     JdbcCatalog catalog;
     try {
@@ -55,6 +47,29 @@ public final class SharedCatalogs {
   }
 
   /**
+   * The properties of the JDBC catalog at {@link FeatureStoreConfig#catalogUri()}: URL, warehouse,
+   * schema version, commit retries, then the config's catalog properties (user, password). The
+   * store opens its catalog with them; an engine opening it by class name
+   * ({@link EngineJdbcCatalog}) gets the same.
+   *
+   * @throws IllegalStateException if {@code config} has no catalog URL or warehouse
+   */
+  public static Map<String, String> jdbcProperties(FeatureStoreConfig config) {
+    String uri = config.catalogUri().orElseThrow(() -> new IllegalStateException("Cannot open JDBC catalog: no URL"));
+    String warehouse = config.warehouseLocation()
+        .orElseThrow(() -> new IllegalStateException("Cannot open JDBC catalog: no warehouse location"));
+    Map<String, String> props = new HashMap<>();
+    props.put(CatalogProperties.URI, uri);
+    props.put(CatalogProperties.WAREHOUSE_LOCATION, warehouse);
+    props.put("jdbc.schema-version", "V1");
+    props.put(CatalogProperties.CLIENT_POOL_SIZE, "2");
+    props.put(CatalogProperties.TABLE_DEFAULT_PREFIX + TableProperties.COMMIT_NUM_RETRIES,
+        Integer.toString(config.commitRetries()));
+    props.putAll(config.catalogProperties());
+    return props;
+  }
+
+  /**
    * An Iceberg {@link RESTCatalog} at {@link FeatureStoreConfig#catalogUri()}; the catalog
    * properties (warehouse, token, credential, io-impl, ...) are passed as they are. The REST
    * catalog opens its own FileIO from {@code io-impl}: the library's local FileIO unless the store
@@ -62,6 +77,27 @@ public final class SharedCatalogs {
    * takes {@code s3.*} properties from the caller or the server).
    */
   public static Catalog rest(FeatureStoreConfig config) {
+    Map<String, String> props = restProperties(config);
+    String uri = props.get(CatalogProperties.URI);
+    RESTCatalog catalog = new RESTCatalog();
+    try {
+      catalog.initialize(EmbeddedCatalog.CATALOG_NAME, props);
+    } catch (RuntimeException e) {
+      closeQuietly(catalog);
+      throw openFailed("REST", config, e);
+    }
+    LOG.info("Opened REST catalog {}", Redaction.uri(uri));
+    return catalog;
+  }
+
+  /**
+   * The properties of the REST catalog at {@link FeatureStoreConfig#catalogUri()}: the URI, the
+   * commit retries, the library's local FileIO for tables on disk, the config's catalog
+   * properties, and the OAuth2 settings Iceberg would infer, said explicitly.
+   *
+   * @throws IllegalStateException if {@code config} has no catalog URI
+   */
+  public static Map<String, String> restProperties(FeatureStoreConfig config) {
     String uri = config.catalogUri().orElseThrow(() -> new IllegalStateException("Cannot open REST catalog: no URI"));
     Map<String, String> props = new HashMap<>();
     props.put(CatalogProperties.URI, uri);
@@ -81,15 +117,7 @@ public final class SharedCatalogs {
       // (only used to refresh) so it does not warn on every open
       props.put("oauth2-server-uri", uri.replaceAll("/+$", "") + "/v1/oauth/tokens");
     }
-    RESTCatalog catalog = new RESTCatalog();
-    try {
-      catalog.initialize(EmbeddedCatalog.CATALOG_NAME, props);
-    } catch (RuntimeException e) {
-      closeQuietly(catalog);
-      throw openFailed("REST", config, e);
-    }
-    LOG.info("Opened REST catalog {}", Redaction.uri(uri));
-    return catalog;
+    return props;
   }
 
   private static void closeQuietly(AutoCloseable closeable) {

@@ -51,7 +51,6 @@ import org.slf4j.LoggerFactory;
  */
 final class BackgroundMaintainer implements BackgroundMaintenance {
   private static final Logger LOG = LoggerFactory.getLogger(BackgroundMaintainer.class);
-  static final String LEASE_PREFIX = "maintenance:";
 
   private final Maintenance maintenance;
   private final TableHandle handle;
@@ -77,7 +76,7 @@ final class BackgroundMaintainer implements BackgroundMaintenance {
     this.registry = registry;
     this.clock = handle.config().clock();
     this.lease = CatalogLease.forStore(handle.config(), clock);
-    this.leaseName = LEASE_PREFIX + handle.id();
+    this.leaseName = CatalogLease.maintenanceLeaseName(handle.id());
     this.owner = host() + "/" + ProcessHandle.current().pid() + "/" + UUID.randomUUID().toString().substring(0, 8);
     this.counters = new MaintenanceCounters(handle.id());
     this.executor = Executors.newSingleThreadScheduledExecutor(r -> {

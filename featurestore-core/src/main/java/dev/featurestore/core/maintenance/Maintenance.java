@@ -73,6 +73,13 @@ public final class Maintenance implements TableMaintenance {
   }
 
   @Override
+  public MaintenancePlan plan(MaintenancePolicy policy, TableMaintenance executor) {
+    InvalidArgumentException.requireNonNull(policy, "plan maintenance", "policy");
+    InvalidArgumentException.requireNonNull(executor, "plan maintenance", "executor");
+    return PlannedMaintenance.plan(executor, handle, policy);
+  }
+
+  @Override
   public BackgroundMaintenance background(MaintenancePolicy policy) {
     InvalidArgumentException.requireNonNull(policy, "start background maintenance", "policy");
     return BackgroundMaintainer.start(this, handle, policy, running);

@@ -14,6 +14,7 @@ import dev.featurestore.MaintenanceStep;
 import dev.featurestore.MaintenanceTask;
 import dev.featurestore.OrphanFilesResult;
 import dev.featurestore.RewriteManifestsResult;
+import dev.featurestore.TableMaintenance;
 import dev.featurestore.core.base.TableHandle;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -39,7 +40,7 @@ import org.apache.iceberg.util.PropertyUtil;
  * more), and orphan removal last (it must see the final metadata).
  */
 final class PlannedMaintenance implements MaintenancePlan {
-  private final Maintenance maintenance;
+  private final TableMaintenance maintenance; // runs the steps: the library's own, or another engine's
   private final MaintenancePolicy policy;
   private final List<MaintenanceStep> steps;
   private final String table;
@@ -55,7 +56,7 @@ final class PlannedMaintenance implements MaintenancePlan {
   private Optional<OrphanFilesResult> orphans = Optional.empty();
   private long started;
 
-  private PlannedMaintenance(Maintenance maintenance, MaintenancePolicy policy, List<MaintenanceStep> steps,
+  private PlannedMaintenance(TableMaintenance maintenance, MaintenancePolicy policy, List<MaintenanceStep> steps,
       TableHandle handle, boolean independentSteps) {
     this.maintenance = maintenance;
     this.independentSteps = independentSteps;
@@ -68,7 +69,7 @@ final class PlannedMaintenance implements MaintenancePlan {
     this.table = table;
   }
 
-  static PlannedMaintenance plan(Maintenance maintenance, TableHandle handle, MaintenancePolicy policy) {
+  static PlannedMaintenance plan(TableMaintenance maintenance, TableHandle handle, MaintenancePolicy policy) {
     return plan(maintenance, handle, policy, false);
   }
 
@@ -80,7 +81,7 @@ final class PlannedMaintenance implements MaintenancePlan {
    * losing to a stream's commits) does not keep the later ones (expiry) from running; the first
    * failure is thrown once every step had its turn.
    */
-  static PlannedMaintenance plan(Maintenance maintenance, TableHandle handle, MaintenancePolicy policy,
+  static PlannedMaintenance plan(TableMaintenance maintenance, TableHandle handle, MaintenancePolicy policy,
       boolean onlyUseful) {
     return handle.translating("plan maintenance of table " + handle.id(), () -> {
       Table table = handle.refreshed();

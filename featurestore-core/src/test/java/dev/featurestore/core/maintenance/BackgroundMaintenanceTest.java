@@ -209,7 +209,7 @@ class BackgroundMaintenanceTest {
 
     assertThat(handle.status().running()).isFalse();
     try (CatalogLease lease = new CatalogLease("jdbc:sqlite:" + dir.resolve("catalog.db"), new Properties(), clock)) {
-      CatalogLease.Grant holder = lease.holder(BackgroundMaintainer.LEASE_PREFIX + events.id()).orElseThrow();
+      CatalogLease.Grant holder = lease.holder(CatalogLease.maintenanceLeaseName(events.id())).orElseThrow();
       assertThat(holder.owner()).isEqualTo(m.owner());
       assertThat(holder.expiresAt().toEpochMilli()).isZero(); // released
     }

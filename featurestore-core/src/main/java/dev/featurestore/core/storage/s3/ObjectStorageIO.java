@@ -46,8 +46,7 @@ public final class ObjectStorageIO {
     requireNonNull(overrides, "overrides is null");
     Map<String, String> props = S3Settings.properties(storage, overrides);
     S3Settings settings = S3Settings.from(props);
-    // B2 rejects DeleteObjects (the SDK always adds a checksum header to it): delete one by one.
-    S3FileIO io = storage.provider() == StorageProvider.B2 ? new SingleDeleteS3FileIO() : new ReleasingS3FileIO();
+    S3FileIO io = newFileIO(storage);
     try {
       io.initialize(props);
       Bucket.check(io.client(), storage.bucket());
@@ -59,6 +58,31 @@ public final class ObjectStorageIO {
     }
     LOG.debug("Opened object storage: {}", settings);
     return io;
+  }
+
+  /**
+   * The FileIO properties of {@code storage}: the provider profile's client factory
+   * ({@link FeatureStoreS3ClientFactory}), provider, bucket, endpoint, region, path style,
+   * credentials and part size. For an engine that opens the store's tables with its own FileIO
+   * (Spark's catalog properties): they hold the credentials, so never log them.
+   */
+  public static Map<String, String> fileIOProperties(ObjectStorage storage) {
+    requireNonNull(storage, "storage is null");
+    return S3Settings.properties(storage, Map.of());
+  }
+
+  /**
+   * The FileIO class for {@code storage}, for an engine's {@code io-impl}: B2 rejects DeleteObjects
+   * (the SDK always adds a checksum header to it), so B2 deletes one object per request
+   * ({@link SingleDeleteS3FileIO}); the others use {@link ReleasingS3FileIO}.
+   */
+  public static String fileIOImpl(ObjectStorage storage) {
+    requireNonNull(storage, "storage is null");
+    return newFileIO(storage).getClass().getName();
+  }
+
+  private static S3FileIO newFileIO(ObjectStorage storage) {
+    return storage.provider() == StorageProvider.B2 ? new SingleDeleteS3FileIO() : new ReleasingS3FileIO();
   }
 
   /**

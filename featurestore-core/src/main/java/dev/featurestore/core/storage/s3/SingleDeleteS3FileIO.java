@@ -17,15 +17,18 @@ import org.slf4j.LoggerFactory;
  * DeleteObjects: the SDK always sends a checksum header with it (the operation requires one), and
  * B2 answers 400 "Unsupported header". Single DeleteObject needs no checksum. Deletes run on a
  * small pool owned by this FileIO, closed with it.
+ *
+ * <p>Public with a no-arg constructor because engines load it by class name ({@code io-impl}, see
+ * {@link ObjectStorageIO#fileIOImpl}); not part of the library's compatibility promise.
  */
-final class SingleDeleteS3FileIO extends ReleasingS3FileIO {
+public final class SingleDeleteS3FileIO extends ReleasingS3FileIO {
   private static final long serialVersionUID = 1L;
   private static final Logger LOG = LoggerFactory.getLogger(SingleDeleteS3FileIO.class);
   static final int DELETE_THREADS = 8;
 
   private transient volatile ExecutorService deletePool;
 
-  SingleDeleteS3FileIO() {}
+  public SingleDeleteS3FileIO() {}
 
   @Override
   public void deleteFiles(Iterable<String> paths) throws BulkDeletionFailureException {
