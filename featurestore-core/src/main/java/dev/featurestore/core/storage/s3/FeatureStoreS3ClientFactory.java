@@ -13,6 +13,7 @@ import software.amazon.awssdk.core.client.config.SdkAdvancedClientOption;
 import software.amazon.awssdk.http.apache.ApacheHttpClient;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.retries.api.BackoffStrategy;
+import software.amazon.awssdk.services.s3.LegacyMd5Plugin;
 import software.amazon.awssdk.services.s3.S3AsyncClient;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.S3ClientBuilder;
@@ -87,9 +88,14 @@ public final class FeatureStoreS3ClientFactory implements S3FileIOAwsClientFacto
       builder.endpointOverride(URI.create(settings.endpoint));
     }
     builder.forcePathStyle(settings.pathStyle);
-    if (settings.provider == StorageProvider.B2) {
+    if (settings.provider == StorageProvider.B2 || settings.provider == StorageProvider.R2) {
       builder.requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
           .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED);
+    }
+    if (settings.provider == StorageProvider.MINIO) {
+      // DeleteObjects with Content-MD5 too, as before SDK 2.30: MinIO releases before 2025-01
+      // refuse it without (400 MissingContentMD5), and self-hosted servers run them for years.
+      builder.addPlugin(LegacyMd5Plugin.create());
     }
     return builder.build();
   }

@@ -59,7 +59,7 @@ class ObjectStorageBadInputTest {
     assertThat(openFailure(storage)).hasMessage("Cannot open object storage: wrong region for the bucket"
         + " (HTTP 400 AuthorizationHeaderMalformed), set the region (B2: B2_REGION) to us-west-004 and use the"
         + " endpoint that matches it: bucket fs-test-bucket at " + s3.gate().endpoint());
-    assertThat(s3.gate().rejectedRegion()).isPositive();
+    assertThat(s3.gate().refused(ProviderRules.REGION)).isPositive();
   }
 
   @Test

@@ -93,7 +93,6 @@ class S3FeatureJourneyTest {
     assertThat(s3.keys("warehouse/features/feature_events/metadata/")).anyMatch(k -> k.endsWith(".metadata.json"));
     assertThat(root.resolve("catalog.db")).exists();
     assertThat(root.resolve("warehouse")).doesNotExist();
-    assertThat(s3.gate().rejectedChecksum()).isZero();
-    assertThat(s3.gate().rejectedConditional()).isZero();
+    assertThat(s3.gate().refusals()).isEmpty();
   }
 }

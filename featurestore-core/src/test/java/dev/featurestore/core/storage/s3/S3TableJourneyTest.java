@@ -53,21 +53,20 @@ class S3TableJourneyTest {
   void journey_onB2ProfileThroughGate_keepsTablesInBucketAndCatalogLocal() {
     TableId id = TableId.of("journey", "scores");
     runJourney(id);
-    assertThat(s3.gate().rejectedChecksum()).isZero();
-    assertThat(s3.gate().rejectedConditional()).isZero();
+    assertThat(s3.gate().refusals()).isEmpty();
     assertThat(s3.gate().seen()).noneMatch(seen -> seen.target().contains("?delete"));
   }
 
   @Test
   void journey_with20PercentServiceUnavailable_succeedsThroughRetries() {
-    s3.gate().faults(new B2Gate.Faults(0, 0, 0.20, 0, 0, 42));
+    s3.gate().faults(new ProviderGate.Faults(0, 0, 0.20, 0, 0, 42));
     runJourney(TableId.of("flaky", "scores_503"));
     assertThat(s3.gate().injectedFaults()).isGreaterThan(5);
   }
 
   @Test
   void journey_withDropsErrorsAndSlowResponses_succeedsThroughRetries() {
-    s3.gate().faults(new B2Gate.Faults(0.05, 0.05, 0.05, 0.05, 300, 7));
+    s3.gate().faults(new ProviderGate.Faults(0.05, 0.05, 0.05, 0.05, 300, 7));
     runJourney(TableId.of("flaky", "scores_mixed"));
     assertThat(s3.gate().injectedFaults()).isGreaterThan(5);
   }
