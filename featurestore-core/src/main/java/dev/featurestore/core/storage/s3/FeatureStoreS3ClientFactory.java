@@ -27,8 +27,16 @@ import software.amazon.awssdk.services.s3.S3ClientBuilder;
  *   <li>B2: endpoint and region, path style, and checksums only when an operation requires one
  *       ({@code WHEN_REQUIRED}): B2 answers {@code 400 InvalidArgument: Unsupported header} to the
  *       SDK's default flexible checksum headers.
- *   <li>R2: region {@code auto}. MinIO: path style. AWS: the SDK's defaults.
+ *   <li>R2: region {@code auto}, checksums only when required too: R2 answers 501 NotImplemented
+ *       to the SDK's default checksum headers on uploads (Cloudflare documents {@code when_required}
+ *       for Java SDK 2.30+).
+ *   <li>MinIO: path style; {@code DeleteObjects} with {@code Content-MD5} ({@link LegacyMd5Plugin}),
+ *       which MinIO releases before 2025-01 require.
+ *   <li>AWS: the SDK's defaults (checksums on uploads, validated on reads).
  * </ul>
+ *
+ * <p>Each profile is tested against a gate that refuses what its provider refuses (core's test-jar,
+ * {@code ProviderGate}; see docs/object-storage.md).
  *
  * <p>Every request carries the library's user-agent suffix ({@link #USER_AGENT}). Credentials come
  * from the FileIO properties through a static provider and are never logged.
