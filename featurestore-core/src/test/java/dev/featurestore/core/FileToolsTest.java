@@ -91,6 +91,28 @@ class FileToolsTest {
   }
 
   @Test
+  void explainPruning_ofAList_explainsEachDecision_andKeepsWhatIcebergsPlanningKeeps() {
+    // one data file per region: eu holds ids [0, 1998], us [10000, 11998], ap [20000, 21998]
+    Expression filter = Expressions.and(Expressions.in("region", "us", "ap"), Expressions.lessThan("entity_id", 15_000L));
+    Map<String, String> byRegion = new java.util.TreeMap<>();
+    table.explainPruning(Expressions.alwaysTrue()).files().forEach(f -> byRegion.put(f.partitionPath(), f.location()));
+    List<String> files = List.of(byRegion.get("region=eu"), byRegion.get("region=us"), byRegion.get("region=ap"));
+
+    PruningReport report = table.explainPruning(filter, files);
+
+    assertThat(report.files()).extracting(FileDecision::location).containsExactlyElementsOf(files);
+    assertThat(report.files()).extracting(FileDecision::outcome).containsExactly(FileDecision.Outcome.DROPPED_BY_PARTITION,
+        FileDecision.Outcome.KEPT, FileDecision.Outcome.DROPPED_BY_COLUMN_STATS);
+    assertThat(report.files()).extracting(FileDecision::reason).containsExactly(
+        "manifest partition ranges exclude ref(name=\"region\") in (\"us\", \"ap\"); partition region=eu (spec 0)",
+        "partition region=us (spec 0) and column stats may match; rows checked against ref(name=\"entity_id\") < 15000",
+        "column stats exclude ref(name=\"entity_id\") < 15000; entity_id in [20000, 21998], nulls 0");
+    // the kept files are the ones Iceberg's own scan planning reads
+    assertThat(report.kept()).extracting(FileDecision::location)
+        .containsExactlyInAnyOrderElementsOf(dev.featurestore.core.query.PruneTables.planned(table, filter));
+  }
+
+  @Test
   void explainPruning_ofAList_refusesUnknownEmptyAndRepeatedFiles() {
     String file = table.explainPruning(Expressions.alwaysTrue()).files().get(0).location();
     long current = table.snapshots().current().orElseThrow().snapshotId();

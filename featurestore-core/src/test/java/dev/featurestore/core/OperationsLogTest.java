@@ -114,16 +114,25 @@ class OperationsLogTest {
   }
 
   @Test
-  void uploadsAndDeletesThroughTheObjectBrowser_areRecorded() {
+  void uploadsExportsAndDeletesThroughTheObjectBrowser_areRecorded() {
     try (FeatureStore store = FeatureStore.builder().root(dir).objectStorage(s3.b2ThroughGate()).actor("uploader").build()) {
       ObjectBrowser objects = store.objects();
       objects.stage("events.csv").from(new ByteArrayInputStream("a,b\n1,2\n".getBytes())).commit();
+      FeatureTable table = store.createTable(TableDefinition.builder(SyntheticFeatures.TABLE_ID, SyntheticFeatures.schema()).build());
+      long snapshot = table.ingest().synthetic(20, 1).commit().snapshotId().getAsLong();
+      table.query().select("entity_id").exportToBucket("slice");
       objects.delete("raw/events.csv", false);
-      List<Map<String, Object>> log = store.operations().toList();
-      assertThat(log).extracting(r -> r.get("operation")).containsExactly("upload", "delete_object");
-      assertThat(log).extracting(r -> r.get("table_name")).containsOnlyNulls();
+      objects.delete("exports/slice.parquet", false);
+      List<Map<String, Object>> log = store.operations().toList().stream()
+          .filter(r -> !List.of("create_table", "ingest").contains(r.get("operation"))).toList();
+      assertThat(log).extracting(r -> r.get("operation")).containsExactly("upload", "export", "delete_object", "delete_object");
+      assertThat(log).extracting(r -> r.get("table_name")).containsExactly(null, "features.feature_events", null, null);
       assertThat((String) log.get(0).get("details")).contains("\"key\":\"raw/events.csv\"").contains("\"bytes\":8");
-      assertThat((String) log.get(1).get("details")).contains("\"key\":\"raw/events.csv\"");
+      assertThat(log.get(1).get("snapshot_id")).isEqualTo(snapshot);
+      assertThat((String) log.get(1).get("details"))
+          .contains("\"location\":\"s3://" + S3TestServer.BUCKET + "/exports/slice.parquet\"").contains("\"rows\":20");
+      assertThat((String) log.get(2).get("details")).contains("\"key\":\"raw/events.csv\"");
+      assertThat((String) log.get(3).get("details")).contains("\"key\":\"exports/slice.parquet\"");
     }
   }
 

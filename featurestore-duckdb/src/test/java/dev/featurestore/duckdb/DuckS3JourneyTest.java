@@ -13,7 +13,7 @@ import dev.featurestore.TableDefinition;
 import dev.featurestore.TableId;
 import dev.featurestore.ValidationException;
 import dev.featurestore.core.query.TestTables;
-import dev.featurestore.core.storage.s3.B2Gate;
+import dev.featurestore.core.storage.s3.ProviderGate;
 import dev.featurestore.core.storage.s3.S3TestServer;
 import java.io.InputStream;
 import java.nio.file.Files;
@@ -120,7 +120,7 @@ class DuckS3JourneyTest {
     return s3.b2ThroughGate().toBuilder().keyPrefix(prefix).build();
   }
 
-  private static long dataGets(List<B2Gate.Seen> seen) {
+  private static long dataGets(List<ProviderGate.Seen> seen) {
     return seen.stream().filter(s -> s.method().equals("GET") && s.target().contains("/data/")).count();
   }
 
@@ -168,7 +168,7 @@ class DuckS3JourneyTest {
       }
       assertThat(dataGets(s3.gate().seen())).isZero();
       assertThat(s3.gate().seen()).isEmpty(); // the engine's plan cache holds this snapshot's files
-      assertThat(s3.gate().rejectedChecksum()).isZero();
+      assertThat(s3.gate().refusals()).isEmpty();
 
       // the whole journey equals the local-disk store's
       Map<String, List<Map<String, Object>>> actual = journey(sql, h);

@@ -9,7 +9,7 @@ import dev.featurestore.SyntheticFeatures;
 import dev.featurestore.TableDefinition;
 import dev.featurestore.TableId;
 import dev.featurestore.TieringResult;
-import dev.featurestore.core.storage.s3.B2Gate;
+import dev.featurestore.core.storage.s3.ProviderGate;
 import dev.featurestore.core.storage.s3.S3TestServer;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -148,7 +148,7 @@ class DuckTieringTest {
   }
 
   private static List<String> gets() {
-    return s3.gate().seen().stream().filter(seen -> seen.method().equals("GET")).map(B2Gate.Seen::target).toList();
+    return s3.gate().seen().stream().filter(seen -> seen.method().equals("GET")).map(ProviderGate.Seen::target).toList();
   }
 
   private static void sleep(long millis) {

@@ -214,7 +214,8 @@ final class PlannedMaintenance implements MaintenancePlan {
     }
     if (!steps.isEmpty()) {
       handle.record("maintenance_plan", null, java.util.Map.of("steps",
-          steps.stream().map(s -> s.task().name().toLowerCase(java.util.Locale.ROOT)).toList()));
+          steps.stream().map(s -> s.task().name().toLowerCase(java.util.Locale.ROOT)).toList(),
+          "background", independentSteps));
     }
     return partialReport();
   }

@@ -74,6 +74,37 @@ class MetadataTablesTest {
   @EnumSource(value = MetadataTable.class, names = {"SNAPSHOTS", "HISTORY", "REFS", "PARTITIONS", "FILES", "DATA_FILES",
       "DELETE_FILES", "MANIFESTS"})
   void metadataTable_isIcebergsOwn_rowForRow(MetadataTable kind) throws IOException {
+    assertIcebergsOwn(table, kind);
+  }
+
+  /** A format v3 table whose deletes are deletion vectors (Puffin), partitioned, with a branch. */
+  @ParameterizedTest
+  @EnumSource(value = MetadataTable.class, names = {"SNAPSHOTS", "HISTORY", "REFS", "PARTITIONS", "FILES", "DATA_FILES",
+      "DELETE_FILES", "MANIFESTS"})
+  void metadataTable_ofAV3TableWithDeletionVectors_isIcebergsOwn_rowForRow(MetadataTable kind) throws IOException {
+    FeatureTable v3 = store.createTable(TableDefinition.builder("features.v3_events", SyntheticFeatures.schema())
+        .formatVersion(3)
+        .partitionBy(s -> PartitionSpec.builderFor(s).day("event_time").build())
+        .build());
+    v3.ingest().synthetic(300, 3).commit();
+    List<DataFile> files = TestTables.append(v3, List.of(
+        TestTables.event(v3, 1, "2026-01-01T10:00:00Z", 1.0, null),
+        TestTables.event(v3, 2, "2026-01-01T11:00:00Z", 2.0, 0.5)));
+    dev.featurestore.core.query.DiffTables.deletionVector(v3, files.get(0), 1);
+    v3.snapshots().createBranch("audit", v3.snapshots().current().orElseThrow().snapshotId());
+    v3.ingest().synthetic(100, 4).commit();
+
+    assertIcebergsOwn(v3, kind);
+    if (kind == MetadataTable.DELETE_FILES) {
+      assertThat(v3.metadata(kind).toList()).singleElement().satisfies(f -> {
+        assertThat(f.get("file_format")).isEqualTo("PUFFIN");
+        assertThat(f.get("referenced_data_file")).isEqualTo(files.get(0).location());
+        assertThat(f.get("bloom_filter_columns")).isEqualTo(List.of());
+      });
+    }
+  }
+
+  private static void assertIcebergsOwn(FeatureTable table, MetadataTable kind) throws IOException {
     Table iceberg = MetadataTableUtils.createMetadataTableInstance(table.unwrap(Table.class),
         MetadataTableType.valueOf(kind.name()));
     Types.StructType struct = iceberg.schema().asStruct();

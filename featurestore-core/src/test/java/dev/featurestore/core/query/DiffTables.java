@@ -129,6 +129,29 @@ public final class DiffTables {
     return counts;
   }
 
+  /**
+   * Every row of {@code snapshotId} as Iceberg's own generic reader reads it through
+   * {@code projection} (field ids: renamed columns keep their data, columns added later read null,
+   * widened ones widened), deletes applied, as maps counted: a multiset.
+   */
+  public static Map<Map<String, Object>, Integer> icebergRead(FeatureTable featureTable, long snapshotId, Schema projection) {
+    Table table = featureTable.unwrap(Table.class);
+    Map<Map<String, Object>, Integer> counts = new HashMap<>();
+    try (CloseableIterable<Record> records = org.apache.iceberg.data.IcebergGenerics.read(table)
+        .useSnapshot(snapshotId).project(projection).build()) {
+      for (Record record : records) {
+        Map<String, Object> row = new java.util.LinkedHashMap<>();
+        for (int i = 0; i < projection.columns().size(); i++) {
+          row.put(projection.columns().get(i).name(), record.get(i));
+        }
+        counts.merge(row, 1, Integer::sum);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return counts;
+  }
+
   /** {@code a} minus {@code b}, as multisets. */
   public static Map<Map<String, Object>, Integer> minus(Map<Map<String, Object>, Integer> a,
       Map<Map<String, Object>, Integer> b) {

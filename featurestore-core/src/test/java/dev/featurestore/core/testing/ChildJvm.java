@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
@@ -62,6 +63,11 @@ public final class ChildJvm implements AutoCloseable {
 
   /** Starts {@code main} with {@code args} in a small, quick-starting JVM. */
   public static ChildJvm start(Class<?> main, Path logDir, String... args) {
+    return start(main, logDir, Map.of(), args);
+  }
+
+  /** As {@link #start(Class, Path, String...)}, with {@code env} set in the child's environment (over the inherited one). */
+  public static ChildJvm start(Class<?> main, Path logDir, Map<String, String> env, String... args) {
     List<String> command = new ArrayList<>(List.of(
         Path.of(System.getProperty("java.home"), "bin", "java").toString(),
         "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xshare:auto", "-Xmx256m",
@@ -69,6 +75,7 @@ public final class ChildJvm implements AutoCloseable {
         "-cp", System.getProperty("java.class.path"), main.getName()));
     command.addAll(List.of(args));
     ProcessBuilder pb = new ProcessBuilder(command);
+    pb.environment().putAll(env);
     pb.redirectError(ProcessBuilder.Redirect.appendTo(logDir.resolve("child-stderr.log").toFile()));
     try {
       return new ChildJvm(pb.start());

@@ -13,6 +13,7 @@ import software.amazon.awssdk.core.client.config.SdkAdvancedClientOption;
 import software.amazon.awssdk.http.apache.ApacheHttpClient;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.retries.api.BackoffStrategy;
+import software.amazon.awssdk.services.s3.LegacyMd5Plugin;
 import software.amazon.awssdk.services.s3.S3AsyncClient;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.S3ClientBuilder;
@@ -26,8 +27,16 @@ import software.amazon.awssdk.services.s3.S3ClientBuilder;
  *   <li>B2: endpoint and region, path style, and checksums only when an operation requires one
  *       ({@code WHEN_REQUIRED}): B2 answers {@code 400 InvalidArgument: Unsupported header} to the
  *       SDK's default flexible checksum headers.
- *   <li>R2: region {@code auto}. MinIO: path style. AWS: the SDK's defaults.
+ *   <li>R2: region {@code auto}, checksums only when required too: R2 answers 501 NotImplemented
+ *       to the SDK's default checksum headers on uploads (Cloudflare documents {@code when_required}
+ *       for Java SDK 2.30+).
+ *   <li>MinIO: path style; {@code DeleteObjects} with {@code Content-MD5} ({@link LegacyMd5Plugin}),
+ *       which MinIO releases before 2025-01 require.
+ *   <li>AWS: the SDK's defaults (checksums on uploads, validated on reads).
  * </ul>
+ *
+ * <p>Each profile is tested against a gate that refuses what its provider refuses (core's test-jar,
+ * {@code ProviderGate}; see docs/object-storage.md).
  *
  * <p>Every request carries the library's user-agent suffix ({@link #USER_AGENT}). Credentials come
  * from the FileIO properties through a static provider and are never logged.
@@ -87,9 +96,14 @@ public final class FeatureStoreS3ClientFactory implements S3FileIOAwsClientFacto
       builder.endpointOverride(URI.create(settings.endpoint));
     }
     builder.forcePathStyle(settings.pathStyle);
-    if (settings.provider == StorageProvider.B2) {
+    if (settings.provider == StorageProvider.B2 || settings.provider == StorageProvider.R2) {
       builder.requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
           .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED);
+    }
+    if (settings.provider == StorageProvider.MINIO) {
+      // DeleteObjects with Content-MD5 too, as before SDK 2.30: MinIO releases before 2025-01
+      // refuse it without (400 MissingContentMD5), and self-hosted servers run them for years.
+      builder.addPlugin(LegacyMd5Plugin.create());
     }
     return builder.build();
   }

@@ -37,17 +37,22 @@ public final class ObjectStorageErrors {
     return Optional.empty();
   }
 
-  /** Whether the store refused a request because it was signed for another region than the bucket's. */
+  /**
+   * Whether the store refused a request because it was signed for another region than the bucket's
+   * (R2 answers 400 InvalidRegionName to any region but {@code auto} and its aliases).
+   */
   public static boolean isWrongRegion(S3Exception e) {
     String code = e.awsErrorDetails() == null ? null : e.awsErrorDetails().errorCode();
     return e.statusCode() == 301 || "PermanentRedirect".equals(code) || "AuthorizationHeaderMalformed".equals(code)
-        || "IllegalLocationConstraintException".equals(code) || "IncorrectEndpoint".equals(code);
+        || "IllegalLocationConstraintException".equals(code) || "IncorrectEndpoint".equals(code)
+        || "InvalidRegionName".equals(code);
   }
 
   /**
    * The bucket's region as the store names it in a wrong-region answer: the
    * {@code x-amz-bucket-region} header (S3), else the region in "expecting '<region>'" of the
-   * error message (S3, B2). Only a region-shaped token is taken from the server's text.
+   * error message (S3, B2, MinIO), {@code auto} when R2 lists it among the regions it accepts. Only a
+   * region-shaped token is taken from the server's text.
    */
   public static Optional<String> expectedRegion(S3Exception e) {
     if (e.awsErrorDetails() == null) {
@@ -65,10 +70,15 @@ public final class ObjectStorageErrors {
       return Optional.empty();
     }
     java.util.regex.Matcher m = EXPECTING_REGION.matcher(message);
-    return m.find() ? Optional.of(m.group(1)) : Optional.empty();
+    if (m.find()) {
+      return Optional.of(m.group(1));
+    }
+    return "InvalidRegionName".equals(e.awsErrorDetails().errorCode()) && R2_AUTO.matcher(message).find()
+        ? Optional.of("auto") : Optional.empty();
   }
 
   private static final java.util.regex.Pattern REGION_TOKEN = java.util.regex.Pattern.compile("[a-z0-9][a-z0-9-]{0,40}");
+  private static final java.util.regex.Pattern R2_AUTO = java.util.regex.Pattern.compile("Must be one of: .*\\bauto\\b");
   private static final java.util.regex.Pattern EXPECTING_REGION =
       java.util.regex.Pattern.compile("expecting '([a-z0-9][a-z0-9-]{0,40})'");
 

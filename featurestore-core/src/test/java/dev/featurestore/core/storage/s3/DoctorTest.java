@@ -48,7 +48,7 @@ class DoctorTest {
     assertThat(report.checks()).filteredOn(c -> c.status() != Status.OK).extracting(Check::name)
         .containsExactly("endpoint https", "setting endpoint");
     assertThat(report.check("setting secret key").get().detail()).isEqualTo("set (not shown)");
-    assertThat(s3.gate().rejectedChecksum()).isZero();
+    assertThat(s3.gate().refusals()).isEmpty();
   }
 
   @Test
@@ -137,7 +137,7 @@ class DoctorTest {
             + " the bucket is in us-west-004",
         "set the region (B2: B2_REGION) to us-west-004 and use the endpoint that matches it"));
     assertThat(names(report)).doesNotContain("credentials", "bucket write", "catalog");
-    assertThat(s3.gate().rejectedRegion()).isPositive();
+    assertThat(s3.gate().refused(ProviderRules.REGION)).isPositive();
   }
 
   @Test

@@ -146,7 +146,7 @@ class ObjectBrowserTest {
         .hasMessage("Cannot read object raw/missing.csv: no such object");
     assertThatThrownBy(() -> objects.get("raw/missing.csv")).isInstanceOf(NotFoundException.class)
         .hasMessage("Cannot read object raw/missing.csv: no such object");
-    assertThat(s3.gate().rejectedChecksum()).isZero();
+    assertThat(s3.gate().refusals()).isEmpty();
   }
 
   @Test

@@ -14,6 +14,8 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /** Wrong settings fail at open with a typed error that names the fix and no secret. */
 class ObjectStorageBadInputTest {
@@ -59,7 +61,19 @@ class ObjectStorageBadInputTest {
     assertThat(openFailure(storage)).hasMessage("Cannot open object storage: wrong region for the bucket"
         + " (HTTP 400 AuthorizationHeaderMalformed), set the region (B2: B2_REGION) to us-west-004 and use the"
         + " endpoint that matches it: bucket fs-test-bucket at " + s3.gate().endpoint());
-    assertThat(s3.gate().rejectedRegion()).isPositive();
+    assertThat(s3.gate().refused(ProviderRules.REGION)).isPositive();
+  }
+
+  @ParameterizedTest
+  @CsvSource({"R2, eu-west-1, InvalidRegionName, auto", "MINIO, eu-west-1, AuthorizationHeaderMalformed, us-east-1",
+      "S3, us-east-2, AuthorizationHeaderMalformed, eu-west-1"})
+  void wrongRegion_onEachProvider_failsNamingTheBucketsRegion(StorageProvider provider, String region, String code,
+      String expected) {
+    ObjectStorage storage = s3.through(provider).toBuilder().region(region).build();
+    assertThat(openFailure(storage)).hasMessage("Cannot open object storage: wrong region for the bucket"
+        + " (HTTP 400 " + code + "), set the region (B2: B2_REGION) to " + expected + " and use the"
+        + " endpoint that matches it: bucket fs-test-bucket at " + storage.endpoint().orElseThrow());
+    assertThat(s3.gate(provider).refused(ProviderRules.REGION)).isPositive();
   }
 
   @Test

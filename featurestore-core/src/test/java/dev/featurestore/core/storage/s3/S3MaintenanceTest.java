@@ -79,7 +79,7 @@ class S3MaintenanceTest {
       assertThat(s3.keys("warehouse/features/feature_events/data/")).hasSize(1);
       assertThat(table.query().count()).isEqualTo(1_200);
     }
-    assertThat(s3.gate().rejectedChecksum()).isZero();
+    assertThat(s3.gate().refusals()).isEmpty();
   }
 
   @Test

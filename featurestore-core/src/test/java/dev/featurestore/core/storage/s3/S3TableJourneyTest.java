@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.featurestore.FeatureStore;
 import dev.featurestore.FeatureTable;
 import dev.featurestore.StorageException;
+import dev.featurestore.StorageProvider;
 import dev.featurestore.TableDefinition;
 import dev.featurestore.TableId;
 import dev.featurestore.core.base.Errors;
@@ -30,11 +31,14 @@ import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * The table journey on the B2 profile, through the B2-behaving gate in front of a real S3
- * server: create, append, evolve, time travel, roll back, reopen, drop with purge. Ingest and
- * query are other packages' work, so this test writes and reads with Iceberg directly.
+ * The table journey on each provider profile, through the gate that answers as its provider does
+ * in front of a real S3 server: create, append, evolve, time travel, roll back, reopen, drop with
+ * purge; and on B2 under injected faults. Ingest and query are other packages' work, so this test
+ * writes and reads with Iceberg directly.
  */
 class S3TableJourneyTest {
   @RegisterExtension static S3TestServer s3 = new S3TestServer();
@@ -46,29 +50,35 @@ class S3TableJourneyTest {
       Types.NestedField.optional(3, "score", Types.DoubleType.get()));
 
   private FeatureStore open() {
-    return FeatureStore.builder().root(root).objectStorage(s3.b2ThroughGate()).build();
+    return open(StorageProvider.B2);
   }
 
-  @Test
-  void journey_onB2ProfileThroughGate_keepsTablesInBucketAndCatalogLocal() {
-    TableId id = TableId.of("journey", "scores");
-    runJourney(id);
-    assertThat(s3.gate().rejectedChecksum()).isZero();
-    assertThat(s3.gate().rejectedConditional()).isZero();
-    assertThat(s3.gate().seen()).noneMatch(seen -> seen.target().contains("?delete"));
+  private FeatureStore open(StorageProvider provider) {
+    return FeatureStore.builder().root(root).objectStorage(s3.through(provider)).build();
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @EnumSource(StorageProvider.class)
+  void journey_onEachProfileThroughItsGate_keepsTablesInBucketAndCatalogLocal(StorageProvider provider) {
+    TableId id = TableId.of("journey_" + provider.name().toLowerCase(java.util.Locale.ROOT), "scores");
+    runJourney(provider, id);
+    assertThat(s3.gate(provider).refusals()).isEmpty();
+    // B2 deletes one object per request (its DeleteObjects carries a refused checksum header)
+    assertThat(s3.gate(provider).seen().stream().anyMatch(seen -> seen.target().contains("?delete")))
+        .isEqualTo(provider != StorageProvider.B2);
   }
 
   @Test
   void journey_with20PercentServiceUnavailable_succeedsThroughRetries() {
-    s3.gate().faults(new B2Gate.Faults(0, 0, 0.20, 0, 0, 42));
-    runJourney(TableId.of("flaky", "scores_503"));
+    s3.gate().faults(new ProviderGate.Faults(0, 0, 0.20, 0, 0, 42));
+    runJourney(StorageProvider.B2, TableId.of("flaky", "scores_503"));
     assertThat(s3.gate().injectedFaults()).isGreaterThan(5);
   }
 
   @Test
   void journey_withDropsErrorsAndSlowResponses_succeedsThroughRetries() {
-    s3.gate().faults(new B2Gate.Faults(0.05, 0.05, 0.05, 0.05, 300, 7));
-    runJourney(TableId.of("flaky", "scores_mixed"));
+    s3.gate().faults(new ProviderGate.Faults(0.05, 0.05, 0.05, 0.05, 300, 7));
+    runJourney(StorageProvider.B2, TableId.of("flaky", "scores_mixed"));
     assertThat(s3.gate().injectedFaults()).isGreaterThan(5);
   }
 
@@ -101,11 +111,11 @@ class S3TableJourneyTest {
     }
   }
 
-  private void runJourney(TableId id) {
+  private void runJourney(StorageProvider provider, TableId id) {
     String tablePrefix = "warehouse/" + id.namespace() + "/" + id.name() + "/";
     long first;
     long second;
-    try (FeatureStore store = open()) {
+    try (FeatureStore store = open(provider)) {
       FeatureTable created = store.createTable(TableDefinition.builder(id, SCHEMA).build());
       assertThat(created.location()).isEqualTo("s3://" + S3TestServer.BUCKET + "/" + tablePrefix.substring(0, tablePrefix.length() - 1));
       Table table = created.unwrap(Table.class);
@@ -136,7 +146,7 @@ class S3TableJourneyTest {
     assertThat(keys).anyMatch(k -> k.startsWith(tablePrefix + "metadata/") && k.endsWith(".avro"));
     assertThat(s3.keys("")).noneMatch(k -> k.endsWith(".db"));
 
-    try (FeatureStore store = open()) {
+    try (FeatureStore store = open(provider)) {
       Table table = store.table(id).unwrap(Table.class);
       assertThat(table.currentSnapshot().snapshotId()).isEqualTo(second);
       assertThat(count(table)).isEqualTo(150);

@@ -7,7 +7,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Stream;
 import org.gaul.s3proxy.S3Proxy;
 import org.gaul.s3proxy.auth.AuthenticationType;
@@ -27,19 +29,24 @@ import software.amazon.awssdk.services.s3.model.S3Object;
 
 /**
  * A real S3 server for a test class: s3proxy in the test JVM on 127.0.0.1 with an ephemeral port,
- * a filesystem blob store in a temporary directory, SigV4 authentication, one bucket, and a
- * {@link B2Gate} in front of it. Register with {@code @RegisterExtension static S3TestServer s3 = new S3TestServer();}.
- * Faults of the gate are reset before each test. Public for the other modules' tests (core's test-jar).
+ * a filesystem blob store in a temporary directory, SigV4 authentication, one bucket, and in front
+ * of it one {@link ProviderGate} per provider, each answering as that provider does
+ * ({@link #gate(StorageProvider)}, {@link #through(StorageProvider)}; {@link #gate()} is B2's).
+ * Register with {@code @RegisterExtension static S3TestServer s3 = new S3TestServer();}. The gates'
+ * faults and records are reset before each test. Public for the other modules' tests (core's test-jar).
  */
 public final class S3TestServer implements BeforeAllCallback, AfterAllCallback, BeforeEachCallback {
   public static final String KEY_ID = "fs-test-key-id";
   public static final String SECRET = "fs-test-secret-Zq8Wm3Lr0Tq";
   public static final String BUCKET = "fs-test-bucket";
+  /** The bucket's region on B2. */
   public static final String REGION = "us-west-004";
+  /** The bucket's region on Amazon S3. */
+  public static final String AWS_REGION = "eu-west-1";
 
   private Path dir;
   private S3Proxy proxy;
-  private B2Gate gate;
+  private final Map<StorageProvider, ProviderGate> gates = new EnumMap<>(StorageProvider.class);
   private S3Client direct;
 
   @Override
@@ -59,14 +66,16 @@ public final class S3TestServer implements BeforeAllCallback, AfterAllCallback, 
       }
       Thread.sleep(10);
     }
-    gate = new B2Gate(proxy.getPort(), REGION);
+    for (StorageProvider provider : StorageProvider.values()) {
+      gates.put(provider, new ProviderGate(proxy.getPort(), provider, region(provider), BUCKET));
+    }
     direct = client(directEndpoint());
     direct.createBucket(b -> b.bucket(BUCKET));
   }
 
   @Override
   public void beforeEach(ExtensionContext context) {
-    gate.reset();
+    gates.values().forEach(ProviderGate::reset);
   }
 
   @Override
@@ -74,7 +83,7 @@ public final class S3TestServer implements BeforeAllCallback, AfterAllCallback, 
     if (direct != null) {
       direct.close();
     }
-    if (gate != null) {
+    for (ProviderGate gate : gates.values()) {
       gate.close();
     }
     if (proxy != null) {
@@ -91,14 +100,47 @@ public final class S3TestServer implements BeforeAllCallback, AfterAllCallback, 
     return "http://127.0.0.1:" + proxy.getPort();
   }
 
-  public B2Gate gate() {
-    return gate;
+  /** The B2 gate. */
+  public ProviderGate gate() {
+    return gate(StorageProvider.B2);
   }
 
-  /** B2 settings pointing at the gate. */
+  /** The gate answering as {@code provider} does. */
+  public ProviderGate gate(StorageProvider provider) {
+    return gates.get(provider);
+  }
+
+  /** The bucket's region as each provider names it: B2's, R2's {@code auto}, MinIO's default, an AWS region. */
+  public static String region(StorageProvider provider) {
+    return switch (provider) {
+      case B2 -> REGION;
+      case R2 -> "auto";
+      case MINIO -> "us-east-1";
+      case S3 -> AWS_REGION;
+    };
+  }
+
+  /** B2 settings pointing at the B2 gate. */
   public ObjectStorage b2ThroughGate() {
-    return ObjectStorage.builder(StorageProvider.B2).endpoint(gate.endpoint()).region(REGION)
-        .bucket(BUCKET).credentials(KEY_ID, SECRET).build();
+    return through(StorageProvider.B2);
+  }
+
+  /**
+   * {@code provider}'s profile, as a user configures it (the provider's factory method, its
+   * defaults for region and addressing), pointing at that provider's gate. MinIO's endpoint is a
+   * host name ({@code localhost}), so a client addressing the bucket virtual-host style would not
+   * even reach the gate; on an IP endpoint the SDK addresses path style whatever the setting.
+   */
+  public ObjectStorage through(StorageProvider provider) {
+    ProviderGate gate = gate(provider);
+    return switch (provider) {
+      case B2 -> ObjectStorage.builder(StorageProvider.B2).endpoint(gate.endpoint()).region(REGION)
+          .bucket(BUCKET).credentials(KEY_ID, SECRET).build();
+      case R2 -> ObjectStorage.r2(gate.endpoint(), BUCKET, KEY_ID, SECRET);
+      case MINIO -> ObjectStorage.minio(gate.hostEndpoint(), BUCKET, KEY_ID, SECRET);
+      case S3 -> ObjectStorage.builder(StorageProvider.S3).endpoint(gate.endpoint()).region(AWS_REGION)
+          .bucket(BUCKET).credentials(KEY_ID, SECRET).build();
+    };
   }
 
   /** A plain S3 client with the SDK's default checksum settings, talking straight to s3proxy. */

@@ -122,7 +122,7 @@ class StagingAndExportTest {
     assertThat(metadata.head().size()).isEqualTo(12_000_000);
     assertThat(metadata.sha256()).isEqualTo(sha256(file));
     assertThat(pendingUploads()).isEmpty();
-    assertThat(s3.gate().rejectedChecksum()).isZero();
+    assertThat(s3.gate().refusals()).isEmpty();
   }
 
   @Test
@@ -135,10 +135,10 @@ class StagingAndExportTest {
     assertThat(result).isEqualTo(new UploadResult("raw/medium.bin", 12_000_000, result.etag(), 0));
     assertThat(progress).containsExactly(new long[] {12_000_000, 12_000_000});
     assertThat(s3.gate().seen()).filteredOn(seen -> seen.target().contains("medium.bin"))
-        .extracting(B2Gate.Seen::method).containsExactly("HEAD", "PUT");
+        .extracting(ProviderGate.Seen::method).containsExactly("HEAD", "PUT");
     assertThat(s3.gate().seen()).noneMatch(seen -> seen.target().contains("uploads") || seen.target().contains("uploadId"));
     assertThat(store.objects().metadata("raw/medium.bin").sha256()).isEqualTo(sha256(file));
-    assertThat(s3.gate().rejectedChecksum()).isZero();
+    assertThat(s3.gate().refusals()).isEmpty();
   }
 
   @Test

@@ -32,7 +32,7 @@ class StorageFaultsTest {
 
   @Test
   void connectionResets_pastEveryRetry_sayRetriedHowOftenAndTransient() {
-    s3.gate().faults(new B2Gate.Faults(1.0, 0, 0, 0, 0, 1)); // every connection reset
+    s3.gate().faults(new ProviderGate.Faults(1.0, 0, 0, 0, 0, 1)); // every connection reset
     assertThatThrownBy(() -> ObjectStorageIO.open(s3.b2ThroughGate(), Map.of(ObjectStorageIO.MAX_ATTEMPTS, "3")))
         .isInstanceOf(StorageException.class)
         .hasMessageStartingWith("Cannot open object storage: connection failed after 3 attempts (")
@@ -53,7 +53,7 @@ class StorageFaultsTest {
       assertThat(io.unclosed()).isEmpty();
       int failures = 0;
       for (long seed = 1; seed <= 12; seed++) {
-        s3.gate().faults(new B2Gate.Faults(0.35, 0, 0, 0, 0, seed));
+        s3.gate().faults(new ProviderGate.Faults(0.35, 0, 0, 0, 0, seed));
         for (boolean filtered : new boolean[] {false, true}) {
           Throwable thrown = catchThrowable(() -> {
             try (QueryResult rows = filtered
@@ -75,7 +75,7 @@ class StorageFaultsTest {
           assertThat(io.unclosed()).as("streams of the bucket's FileIO open after a scan (seed %s, filtered %s, failed: %s)",
               seed, filtered, thrown).isEmpty();
         }
-        s3.gate().faults(B2Gate.Faults.none());
+        s3.gate().faults(ProviderGate.Faults.none());
       }
       assertThat(failures).as("scans that failed midway").isPositive();
     } finally {

@@ -1,5 +1,6 @@
 package dev.featurestore.core.storage.s3;
 
+import dev.featurestore.StorageProvider;
 import java.io.BufferedInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.EOFException;
@@ -12,10 +13,10 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -23,27 +24,24 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
 
 /**
- * A reverse proxy on loopback that answers as Backblaze B2 does, in front of a real S3 server.
- * Requests it lets through are forwarded byte for byte (request line, headers, body), so SigV4
- * signatures stay valid.
- *
- * <ul>
- *   <li>any {@code x-amz-checksum-*} or {@code x-amz-sdk-checksum-algorithm} header: 400
- *       InvalidArgument "Unsupported header";
- *   <li>{@code If-None-Match} / {@code If-Match} on PUT: 501 NotImplemented;
- *   <li>a SigV4 credential scope (the {@code Authorization} header's or a presigned URL's
- *       {@code X-Amz-Credential}) naming another region than the bucket's: 400
- *       AuthorizationHeaderMalformed "the region '...' is wrong; expecting '...'" with a
- *       {@code <Region>} element, checked before anything else, as B2 checks the signature
- *       first. A HEAD gets the status without a body, as from any S3 server.
- * </ul>
+ * A reverse proxy on loopback that answers as an S3-compatible provider does, in front of a real
+ * S3 server (s3proxy): one gate per {@link StorageProvider}, its refusals the provider's rule set
+ * ({@link ProviderRules}: B2's unsupported checksum headers and conditional writes, R2's region
+ * {@code auto} and unimplemented headers, MinIO's Content-MD5 on DeleteObjects, AWS's region
+ * check, each provider's multipart part rules). A refused request is answered as the provider
+ * answers it (status, error code, message; a HEAD gets the status without a body, as from any S3
+ * server) and recorded ({@link #refusals()}); a request it lets through is forwarded byte for byte
+ * (request line, headers, body), so SigV4 signatures stay valid.
  *
  * <p>It also injects faults for a share of requests (500, 503, slow responses, dropped
  * connections), deterministic for a seed, and can fail every request matching a predicate.
  */
-public final class B2Gate implements AutoCloseable {
+public final class ProviderGate implements AutoCloseable {
   /** One request as the gate saw it. */
   public record Seen(String method, String target, Map<String, String> headers) {}
+
+  /** A request the gate refused as the provider would: which rule, and the answer. */
+  public record Refusal(String rule, String method, String target, int status, String code, String message) {}
 
   /** Shares of requests that get a fault, each in [0, 1]; rolled in this order. */
   public record Faults(double drop, double error500, double error503, double slow, long slowMillis, long seed) {
@@ -53,37 +51,46 @@ public final class B2Gate implements AutoCloseable {
   }
 
   private final int upstreamPort;
+  private final ProviderRules rules;
   private final ServerSocket server;
-  private final ExecutorService threads = Executors.newCachedThreadPool(r -> {
-    Thread t = new Thread(r, "b2-gate");
-    t.setDaemon(true);
-    return t;
-  });
+  private final ExecutorService threads;
   private final List<Seen> seen = Collections.synchronizedList(new ArrayList<>());
-  private final AtomicInteger rejectedChecksum = new AtomicInteger();
-  private final AtomicInteger rejectedConditional = new AtomicInteger();
+  private final List<Refusal> refusals = Collections.synchronizedList(new ArrayList<>());
   private final AtomicInteger injected = new AtomicInteger();
-  private final AtomicInteger rejectedRegion = new AtomicInteger();
-  private final String region;
   private volatile Faults faults = Faults.none();
   private volatile Random random = new Random(0);
   private volatile Predicate<Seen> hardFailure = s -> false;
   private volatile boolean closed;
 
-  /** A gate for a bucket in {@code region}: requests signed for another region are refused. */
-  B2Gate(int upstreamPort, String region) throws IOException {
+  /** A gate answering as {@code provider} does for {@code bucket} in {@code region}. */
+  ProviderGate(int upstreamPort, StorageProvider provider, String region, String bucket) throws IOException {
     this.upstreamPort = upstreamPort;
-    this.region = region;
+    this.rules = ProviderRules.of(provider, region, bucket);
     this.server = new ServerSocket(0, 100, InetAddress.getLoopbackAddress());
+    this.threads = Executors.newCachedThreadPool(r -> {
+      Thread t = new Thread(r, "gate-" + provider.name().toLowerCase(Locale.ROOT));
+      t.setDaemon(true);
+      return t;
+    });
     threads.execute(this::acceptLoop);
+  }
+
+  public StorageProvider provider() {
+    return rules.provider();
   }
 
   public int port() {
     return server.getLocalPort();
   }
 
+  /** {@code http://127.0.0.1:<port>}. */
   public String endpoint() {
     return "http://127.0.0.1:" + port();
+  }
+
+  /** {@code http://localhost:<port>}: a host name, so a client addressing the bucket virtual-host style tries {@code <bucket>.localhost}. */
+  public String hostEndpoint() {
+    return "http://localhost:" + port();
   }
 
   /** Injects faults from now on (and resets the random sequence to the seed). */
@@ -101,10 +108,8 @@ public final class B2Gate implements AutoCloseable {
     faults(Faults.none());
     hardFailure = s -> false;
     seen.clear();
-    rejectedChecksum.set(0);
-    rejectedConditional.set(0);
+    refusals.clear();
     injected.set(0);
-    rejectedRegion.set(0);
   }
 
   public List<Seen> seen() {
@@ -113,16 +118,16 @@ public final class B2Gate implements AutoCloseable {
     }
   }
 
-  public int rejectedChecksum() {
-    return rejectedChecksum.get();
+  /** Every request refused as the provider would refuse it, in order. */
+  public List<Refusal> refusals() {
+    synchronized (refusals) {
+      return List.copyOf(refusals);
+    }
   }
 
-  public int rejectedConditional() {
-    return rejectedConditional.get();
-  }
-
-  public int rejectedRegion() {
-    return rejectedRegion.get();
+  /** How many requests the rule named {@code rule} refused (the names are {@link ProviderRules}' constants). */
+  public long refused(String rule) {
+    return refusals().stream().filter(r -> r.rule().equals(rule)).count();
   }
 
   public int injectedFaults() {
@@ -170,7 +175,7 @@ public final class B2Gate implements AutoCloseable {
       InputStream uin = null;
       OutputStream uout = null;
       while (true) {
-        Head req = Head.read(cin);
+        HttpHead req = HttpHead.read(cin);
         if (req == null) {
           return;
         }
@@ -178,28 +183,13 @@ public final class B2Gate implements AutoCloseable {
         seen.add(s);
         boolean expectContinue = "100-continue".equalsIgnoreCase(req.header("expect"));
 
-        String signedRegion = signedRegion(req);
-        if (signedRegion != null && !signedRegion.equals(region)) {
-          rejectedRegion.incrementAndGet();
-          reject(req, cin, cout, expectContinue, 400, "Bad Request", "AuthorizationHeaderMalformed",
-              "The authorization header is malformed; the region '" + signedRegion + "' is wrong; expecting '"
-                  + region + "'", "<Region>" + region + "</Region>");
-          return;
-        }
-
-        String checksumHeader = req.headers.keySet().stream()
-            .filter(h -> h.startsWith("x-amz-checksum-") || h.equals("x-amz-sdk-checksum-algorithm"))
-            .findFirst().orElse(null);
-        if (checksumHeader != null) {
-          rejectedChecksum.incrementAndGet();
-          reject(req, cin, cout, expectContinue, 400, "Bad Request", "InvalidArgument",
-              "Unsupported header '" + checksumHeader + "' received for this API call.");
-          return;
-        }
-        if (req.method().equals("PUT") && (req.header("if-none-match") != null || req.header("if-match") != null)) {
-          rejectedConditional.incrementAndGet();
-          reject(req, cin, cout, expectContinue, 501, "Not Implemented", "NotImplemented",
-              "A header you provided implies functionality that is not implemented");
+        Optional<ProviderRules.Answer> refusal = rules.check(req);
+        if (refusal.isPresent()) {
+          ProviderRules.Answer answer = refusal.get();
+          refusals.add(new Refusal(answer.rule(), req.method(), req.target(), answer.status(), answer.code(),
+              answer.message()));
+          reject(req, cin, cout, expectContinue, answer.status(), answer.reason(), answer.code(), answer.message(),
+              answer.extraXml());
           return;
         }
         if (hardFailure.test(s)) {
@@ -230,6 +220,7 @@ public final class B2Gate implements AutoCloseable {
           case NONE -> { }
         }
 
+        rules.forwarded(req);
         if (upstream == null) {
           upstream = new Socket(InetAddress.getLoopbackAddress(), upstreamPort);
           uin = new BufferedInputStream(upstream.getInputStream());
@@ -237,9 +228,9 @@ public final class B2Gate implements AutoCloseable {
         }
         uout.write(req.raw);
         uout.flush();
-        Head resp;
+        HttpHead resp;
         if (expectContinue) {
-          resp = Head.read(uin);
+          resp = HttpHead.read(uin);
           if (resp == null) {
             return;
           }
@@ -248,7 +239,7 @@ public final class B2Gate implements AutoCloseable {
             cout.flush();
             copyBody(req, cin, uout);
             uout.flush();
-            resp = Head.read(uin);
+            resp = HttpHead.read(uin);
           } else {
             // Final answer before the body: the client will not send it; end the exchange.
             relayResponse(req, resp, uin, cout);
@@ -257,7 +248,7 @@ public final class B2Gate implements AutoCloseable {
         } else {
           copyBody(req, cin, uout);
           uout.flush();
-          resp = Head.read(uin);
+          resp = HttpHead.read(uin);
         }
         if (resp == null) {
           return;
@@ -283,7 +274,7 @@ public final class B2Gate implements AutoCloseable {
   }
 
   /** Relays a response head and body; returns whether the connection may be reused. */
-  private static boolean relayResponse(Head req, Head resp, InputStream uin, OutputStream cout) throws IOException {
+  private static boolean relayResponse(HttpHead req, HttpHead resp, InputStream uin, OutputStream cout) throws IOException {
     cout.write(resp.raw);
     boolean noBody = req.method().equals("HEAD") || resp.status() == 204 || resp.status() == 304
         || (resp.status() >= 100 && resp.status() < 200);
@@ -302,23 +293,23 @@ public final class B2Gate implements AutoCloseable {
     return keepOpen;
   }
 
-  private static void reject(Head req, InputStream cin, OutputStream cout, boolean expectContinue,
+  private static void reject(HttpHead req, InputStream cin, OutputStream cout, boolean expectContinue,
       int status, String reason, String code, String message) throws IOException {
     reject(req, cin, cout, expectContinue, status, reason, code, message, "");
   }
 
-  private static void reject(Head req, InputStream cin, OutputStream cout, boolean expectContinue,
+  private static void reject(HttpHead req, InputStream cin, OutputStream cout, boolean expectContinue,
       int status, String reason, String code, String message, String extraXml) throws IOException {
     if (!expectContinue) {
       copyBody(req, cin, OutputStream.nullOutputStream());
     }
     byte[] body = ("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>" + code + "</Code><Message>"
-        + message + "</Message>" + extraXml + "<RequestId>b2gate</RequestId></Error>").getBytes(StandardCharsets.UTF_8);
+        + message.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;") + "</Message>" + extraXml + "<RequestId>gate</RequestId></Error>").getBytes(StandardCharsets.UTF_8);
     boolean head = req.method().equals("HEAD");
     String headers = "HTTP/1.1 " + status + " " + reason + "\r\n"
         + "Content-Type: application/xml\r\n"
         + "Content-Length: " + (head ? 0 : body.length) + "\r\n"
-        + "x-amz-request-id: b2gate\r\n"
+        + "x-amz-request-id: gate\r\n"
         + "Connection: close\r\n\r\n";
     cout.write(headers.getBytes(StandardCharsets.ISO_8859_1));
     if (!head) {
@@ -327,37 +318,7 @@ public final class B2Gate implements AutoCloseable {
     cout.flush();
   }
 
-  /**
-   * The region of the request's SigV4 credential scope ({@code <key>/<date>/<region>/s3/aws4_request}),
-   * from the {@code Authorization} header or a presigned URL's {@code X-Amz-Credential}; null if unsigned.
-   */
-  static String signedRegion(Head req) {
-    String credential = null;
-    String authorization = req.header("authorization");
-    if (authorization != null && authorization.startsWith("AWS4-HMAC-SHA256")) {
-      int at = authorization.indexOf("Credential=");
-      if (at >= 0) {
-        int end = authorization.indexOf(',', at);
-        credential = authorization.substring(at + "Credential=".length(), end < 0 ? authorization.length() : end).trim();
-      }
-    } else {
-      String target = req.target();
-      int at = target.indexOf("X-Amz-Credential=");
-      if (at >= 0) {
-        int end = target.indexOf('&', at);
-        credential = java.net.URLDecoder.decode(
-            target.substring(at + "X-Amz-Credential=".length(), end < 0 ? target.length() : end), StandardCharsets.UTF_8);
-      }
-    }
-    if (credential == null) {
-      return null;
-    }
-    String[] scope = credential.split("/");
-    // the key id may itself hold no slash; the scope is the last four fields
-    return scope.length >= 5 ? scope[scope.length - 3] : "";
-  }
-
-  private static void copyBody(Head req, InputStream in, OutputStream out) throws IOException {
+  private static void copyBody(HttpHead req, InputStream in, OutputStream out) throws IOException {
     if (req.header("content-length") != null) {
       copyExactly(in, out, Long.parseLong(req.header("content-length").trim()));
     } else if ("chunked".equalsIgnoreCase(req.header("transfer-encoding"))) {
@@ -408,67 +369,6 @@ public final class B2Gate implements AutoCloseable {
       line.write(b);
     }
     throw new EOFException("line ended early");
-  }
-
-  /** A request or response head: the raw bytes, the first line and the headers (names lower case). */
-  static final class Head {
-    final byte[] raw;
-    final String firstLine;
-    final Map<String, String> headers;
-
-    private Head(byte[] raw, String firstLine, Map<String, String> headers) {
-      this.raw = raw;
-      this.firstLine = firstLine;
-      this.headers = headers;
-    }
-
-    static Head read(InputStream in) throws IOException {
-      ByteArrayOutputStream raw = new ByteArrayOutputStream();
-      int state = 0;
-      int b;
-      while ((b = in.read()) >= 0) {
-        raw.write(b);
-        // state counts the bytes of CRLFCRLF seen in a row
-        state = switch (state) {
-          case 0, 2 -> b == '\r' ? state + 1 : 0;
-          case 1, 3 -> b == '\n' ? state + 1 : (b == '\r' ? 1 : 0);
-          default -> 0;
-        };
-        if (state == 4) {
-          break;
-        }
-      }
-      if (state != 4) {
-        return null;
-      }
-      byte[] bytes = raw.toByteArray();
-      String[] lines = new String(bytes, StandardCharsets.ISO_8859_1).split("\r\n");
-      Map<String, String> headers = new LinkedHashMap<>();
-      for (int i = 1; i < lines.length; i++) {
-        int colon = lines[i].indexOf(':');
-        if (colon > 0) {
-          headers.put(lines[i].substring(0, colon).trim().toLowerCase(Locale.ROOT), lines[i].substring(colon + 1).trim());
-        }
-      }
-      return new Head(bytes, lines[0], headers);
-    }
-
-    String header(String name) {
-      return headers.get(name);
-    }
-
-    String method() {
-      return firstLine.substring(0, firstLine.indexOf(' '));
-    }
-
-    String target() {
-      String[] parts = firstLine.split(" ");
-      return parts.length > 1 ? parts[1] : "";
-    }
-
-    int status() {
-      return Integer.parseInt(firstLine.split(" ")[1]);
-    }
   }
 
   @Override
