@@ -225,7 +225,8 @@ public interface FeatureStore extends AutoCloseable {
 
   /**
    * Escape hatch to the underlying Iceberg objects, outside the compatibility promise: {@code
-   * org.apache.iceberg.catalog.Catalog} and {@code org.apache.iceberg.io.FileIO}.
+   * org.apache.iceberg.catalog.Catalog} and {@code org.apache.iceberg.io.FileIO} (and, for engine
+   * modules such as featurestore-spark, the store's {@code OperationLog} of featurestore-core).
    *
    * @throws InvalidArgumentException if this store holds nothing of that type
    */

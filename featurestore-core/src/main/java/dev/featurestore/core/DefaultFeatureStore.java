@@ -440,6 +440,9 @@ final class DefaultFeatureStore implements FeatureStore {
     if (type.isInstance(io)) {
       return type.cast(io);
     }
+    if (type.isInstance(operationLog)) {
+      return type.cast(operationLog);
+    }
     throw new InvalidArgumentException("Cannot unwrap feature store: no object of type: " + type.getName());
   }
 

@@ -117,6 +117,10 @@ final class SparkCompaction implements Compaction {
       }
       Set<Object> partitions = new HashSet<>();
       result.rewriteResults().forEach(group -> partitions.add(String.valueOf(group.info().partition())));
+      maintenance.record("compact", table.currentSnapshot().snapshotId(), Map.of("rewritten_files",
+          result.rewrittenDataFilesCount(), "added_files", result.addedDataFilesCount(), "removed_delete_files",
+          result.removedDeleteFilesCount(), "rewritten_bytes", result.rewrittenBytesCount(), "added_bytes", addedBytes,
+          "rows", rows));
       return new CompactionResult(OptionalLong.of(table.currentSnapshot().snapshotId()), result.rewrittenDataFilesCount(),
           result.addedDataFilesCount(), result.removedDeleteFilesCount(), result.rewrittenBytesCount(), addedBytes, rows,
           partitions.size());

@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.Table;
@@ -105,6 +106,10 @@ final class SparkOrphanFileRemoval implements OrphanFileRemoval {
       if (delete) {
         for (OrphanFile orphan : orphans) {
           io.deleteFile(orphan.location());
+        }
+        if (!orphans.isEmpty()) {
+          maintenance.record("remove_orphan_files", null, Map.of("deleted_files", orphans.size(),
+              "bytes", orphans.stream().mapToLong(OrphanFile::sizeBytes).sum(), "scanned_files", scanned));
         }
       }
       long referenced = scanned - result.orphanFilesCount();

@@ -102,13 +102,16 @@ final class SparkSnapshotExpiry implements SnapshotExpiry {
       table.refresh();
       table.snapshots().forEach(s -> before.remove(s.snapshotId()));
       List<Long> expired = new ArrayList<>(before);
-      if (!deleteFiles) {
-        return new ExpireResult(expired, 0, 0, 0, 0, 0, 0);
+      ExpireResult expiry = !deleteFiles ? new ExpireResult(expired, 0, 0, 0, 0, 0, 0)
+          : new ExpireResult(expired, result.deletedDataFilesCount(),
+              result.deletedEqualityDeleteFilesCount() + result.deletedPositionDeleteFilesCount(),
+              result.deletedManifestsCount(), result.deletedManifestListsCount(), result.deletedStatisticsFilesCount(),
+              bytes.get());
+      if (!expired.isEmpty()) {
+        maintenance.record("expire_snapshots", null, Map.of("expired_snapshot_ids", expiry.expiredSnapshotIds(),
+            "deleted_files", expiry.deletedFiles(), "bytes_freed", expiry.bytesFreed()));
       }
-      return new ExpireResult(expired, result.deletedDataFilesCount(),
-          result.deletedEqualityDeleteFilesCount() + result.deletedPositionDeleteFilesCount(),
-          result.deletedManifestsCount(), result.deletedManifestListsCount(), result.deletedStatisticsFilesCount(),
-          bytes.get());
+      return expiry;
     });
   }
 

@@ -17,8 +17,11 @@ import dev.featurestore.SnapshotExpiry;
 import dev.featurestore.TableId;
 import dev.featurestore.TableMaintenance;
 import dev.featurestore.core.base.Errors;
+import dev.featurestore.core.base.OperationLog;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.OptionalLong;
 import java.util.function.Supplier;
 import org.apache.iceberg.Snapshot;
@@ -57,6 +60,7 @@ public final class SparkTableMaintenance implements TableMaintenance {
   private final TableId id;
   private final String tableName;
   private final MaintenanceLease lease;
+  private final OperationLog operations;
 
   SparkTableMaintenance(SparkSession spark, FeatureStore store, TableId id, String tableName) {
     this.spark = spark;
@@ -64,6 +68,27 @@ public final class SparkTableMaintenance implements TableMaintenance {
     this.id = id;
     this.tableName = tableName;
     this.lease = new MaintenanceLease(store.config(), id, spark.sparkContext().applicationId());
+    this.operations = operationLog(store);
+  }
+
+  /** The store's own operations log (one per store), or one over the same catalog database. */
+  private static OperationLog operationLog(FeatureStore store) {
+    try {
+      return store.unwrap(OperationLog.class);
+    } catch (InvalidArgumentException notTheLibrarysStore) {
+      return OperationLog.forStore(store.config());
+    }
+  }
+
+  /**
+   * Records a maintenance run in the store's operations log, as the library's own maintenance
+   * does (same operation names and details), with {@code "engine": "spark"} and the application id.
+   */
+  void record(String operation, Long snapshotId, Map<String, ?> details) {
+    Map<String, Object> all = new LinkedHashMap<>(details);
+    all.put("engine", "spark");
+    all.put("spark_application", spark.sparkContext().applicationId());
+    operations.record(operation, id, snapshotId, all);
   }
 
   /** The table as Spark's catalog loads it (commits through it write the store's version hints). */
@@ -131,6 +156,8 @@ public final class SparkTableMaintenance implements TableMaintenance {
       if (!result.addedManifests().iterator().hasNext()) {
         return new RewriteManifestsResult(OptionalLong.empty(), manifestsBefore, manifestsBefore);
       }
+      record("rewrite_manifests", changed ? after.snapshotId() : null,
+          Map.of("manifests_before", manifestsBefore, "manifests_after", manifestsAfter));
       return new RewriteManifestsResult(changed ? OptionalLong.of(after.snapshotId()) : OptionalLong.empty(),
           manifestsBefore, manifestsAfter);
     });

@@ -11,6 +11,7 @@ import dev.featurestore.InvalidStateException;
 import dev.featurestore.MaintenancePolicy;
 import dev.featurestore.MaintenanceReport;
 import dev.featurestore.MaintenanceTask;
+import dev.featurestore.MetadataTable;
 import dev.featurestore.OrphanFilesResult;
 import dev.featurestore.RewriteManifestsResult;
 import dev.featurestore.TableDefinition;
@@ -118,6 +119,18 @@ class SparkMaintenanceTest {
       table.refresh();
       assertThat(libraryRows(table)).as("after orphan removal on Spark").isEqualTo(before);
       assertThat(RowText.of(spark.read(table.query()))).isEqualTo(before);
+
+      List<Map<String, Object>> log = table.metadata(MetadataTable.OPERATIONS).toList().stream()
+          .filter(r -> ((String) r.get("details")).contains("\"engine\":\"spark\"")).toList();
+      assertThat(log).as("Spark's maintenance runs in the store's operations log").extracting(r -> r.get("operation"))
+          .containsExactly("compact", "rewrite_manifests", "expire_snapshots", "remove_orphan_files");
+      assertThat(log).extracting(r -> r.get("table_name")).containsOnly(TABLE.toString());
+      assertThat(log.get(0).get("snapshot_id")).isEqualTo(compacted.snapshotId().getAsLong());
+      assertThat((String) log.get(0).get("details")).contains("\"rewritten_files\":8").contains("\"added_files\":1")
+          .contains("\"rows\":" + 8 * 22).contains("\"spark_application\":\"local-");
+      assertThat((String) log.get(2).get("details"))
+          .contains("\"expired_snapshot_ids\":" + expired.expiredSnapshotIds().toString().replace(" ", ""));
+      assertThat((String) log.get(3).get("details")).contains("\"deleted_files\":" + removed.candidates().size());
     }
   }
 
