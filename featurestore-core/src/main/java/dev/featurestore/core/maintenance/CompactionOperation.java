@@ -353,29 +353,29 @@ final class CompactionOperation implements Compaction {
       boolean hasDeletes = candidates.stream().anyMatch(t -> !t.deletes().isEmpty());
       if (candidates.size() >= minInputFiles || hasDeletes) {
         // bounded groups: the rewrite of one group, and the deletes to carry over to it, stay bounded
+        List<List<FileScanTask>> chunks = new ArrayList<>();
         List<FileScanTask> chunk = new ArrayList<>();
         long bytes = 0;
         for (FileScanTask task : candidates) {
           if (!chunk.isEmpty() && (chunk.size() >= MAX_GROUP_FILES || bytes + task.file().fileSizeInBytes() > maxBytes)) {
-            addGroup(table, groups, chunk);
+            chunks.add(chunk);
             chunk = new ArrayList<>();
             bytes = 0;
           }
           chunk.add(task);
           bytes += task.file().fileSizeInBytes();
         }
-        addGroup(table, groups, chunk);
+        chunks.add(chunk);
+        for (List<FileScanTask> c : chunks) {
+          // a leftover chunk of one file without deletes would be copied as it is: left alone
+          if (chunks.size() == 1 || c.size() > 1 || !c.get(0).deletes().isEmpty()) {
+            DataFile first = c.get(0).file();
+            groups.add(new Group(table.specs().get(first.specId()), first.partition(), c));
+          }
+        }
       }
     }
     return groups;
-  }
-
-  /** A chunk of one file without deletes would be copied as it is: left alone. */
-  private static void addGroup(Table table, List<Group> groups, List<FileScanTask> chunk) {
-    if (chunk.size() > 1 || !chunk.get(0).deletes().isEmpty()) {
-      DataFile first = chunk.get(0).file();
-      groups.add(new Group(table.specs().get(first.specId()), first.partition(), chunk));
-    }
   }
 
   /** Delete files that apply only to files being rewritten; after the rewrite they apply to nothing. */
