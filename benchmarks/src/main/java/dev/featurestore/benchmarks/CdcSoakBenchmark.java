@@ -65,8 +65,8 @@ final class CdcSoakBenchmark {
         cdc.flush();
         flushMs[c] = Harness.elapsedNanos(start) / 1e6;
         if ((c + 1) % Math.max(1, commits / 20) == 0) {
-          Harness.progress("%s: %d/%d commits, last flush %.1f ms, %s", NAME, c + 1, commits, flushMs[c],
-              footprint(dir.resolve("store")));
+          Harness.progress("%s: %d/%d commits, last flush %.1f ms, %s; current state: %s", NAME, c + 1, commits, flushMs[c],
+              footprint(dir.resolve("store")), live(store, state));
         }
       }
       double soakSeconds = Harness.elapsedNanos(soakStart) / 1e9;
@@ -75,7 +75,8 @@ final class CdcSoakBenchmark {
       Harness.note("%s: %d commits in %.0f s; first %d: p50=%.1f ms p99=%.1f ms; last %d: p50=%.1f ms p99=%.1f ms",
           NAME, commits, soakSeconds, window, Harness.percentile(first, 50), Harness.percentile(first, 99), window,
           Harness.percentile(last, 50), Harness.percentile(last, 99));
-      Harness.note("%s at the end: %s", NAME, footprint(dir.resolve("store")));
+      Harness.note("%s at the end: %s; current state: %s", NAME, footprint(dir.resolve("store")), live(store, state));
+      Harness.note("%s: %d compactions of the current state landed", NAME, compactions(store, state));
       for (BackgroundMaintenanceStatus m : cdc.maintenance()) {
         Harness.note("%s maintenance of %s: %d rounds (%d failed), %d snapshots expired, %d data files compacted, %d manifests "
             + "rewritten, %d bytes freed; %d snapshots left", NAME, m.table(), m.rounds(), m.roundsFailed(), m.snapshotsExpired(),
@@ -87,6 +88,35 @@ final class CdcSoakBenchmark {
     } finally {
       Harness.deleteRecursively(dir);
     }
+  }
+
+  /** The live data files of a table's current snapshot and how many of them have deletes. */
+  private static String live(FeatureStore store, TableId id) {
+    org.apache.iceberg.Table table = store.table(id).unwrap(org.apache.iceberg.Table.class);
+    table.refresh();
+    long files = 0;
+    long withDeletes = 0;
+    try (org.apache.iceberg.io.CloseableIterable<org.apache.iceberg.FileScanTask> tasks = table.newScan().planFiles()) {
+      for (org.apache.iceberg.FileScanTask task : tasks) {
+        files++;
+        withDeletes += task.deletes().isEmpty() ? 0 : 1;
+      }
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+    return files + " live data files, " + withDeletes + " with deletes";
+  }
+
+  /** Compaction commits in the table's history (those not expired yet): replace snapshots that removed data files. */
+  private static int compactions(FeatureStore store, TableId id) {
+    org.apache.iceberg.Table table = store.table(id).unwrap(org.apache.iceberg.Table.class);
+    int n = 0;
+    for (org.apache.iceberg.Snapshot s : table.snapshots()) {
+      if ("replace".equals(s.operation()) && s.removedDataFiles(table.io()).iterator().hasNext()) {
+        n++;
+      }
+    }
+    return n;
   }
 
   private static int snapshots(FeatureStore store, TableId id) {
