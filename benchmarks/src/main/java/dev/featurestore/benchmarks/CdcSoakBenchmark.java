@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.stream.Stream;
@@ -76,7 +77,8 @@ final class CdcSoakBenchmark {
           NAME, commits, soakSeconds, window, Harness.percentile(first, 50), Harness.percentile(first, 99), window,
           Harness.percentile(last, 50), Harness.percentile(last, 99));
       Harness.note("%s at the end: %s; current state: %s", NAME, footprint(dir.resolve("store")), live(store, state));
-      Harness.note("%s: %d compactions of the current state landed", NAME, compactions(store, state));
+      Harness.note("%s: %d compactions of the current state in its history (not expired); %s", NAME,
+          compactions(store, state), compactionLog(store, state));
       for (BackgroundMaintenanceStatus m : cdc.maintenance()) {
         Harness.note("%s maintenance of %s: %d rounds (%d failed), %d snapshots expired, %d data files compacted, %d manifests "
             + "rewritten, %d bytes freed; %d snapshots left", NAME, m.table(), m.rounds(), m.roundsFailed(), m.snapshotsExpired(),
@@ -117,6 +119,38 @@ final class CdcSoakBenchmark {
       }
     }
     return n;
+  }
+
+  /** What the operations log says the table's compactions did: count, rows carried over, the commit lock's longest hold. */
+  private static String compactionLog(FeatureStore store, TableId id) {
+    java.util.regex.Pattern carried = java.util.regex.Pattern.compile("\"carried_deletes\"\\s*:\\s*(\\d+)");
+    java.util.regex.Pattern lock = java.util.regex.Pattern.compile("\"lock_ms\"\\s*:\\s*(\\d+)");
+    java.util.regex.Pattern files = java.util.regex.Pattern.compile("\"rewritten_files\"\\s*:\\s*(\\d+)");
+    long n = 0;
+    long rows = 0;
+    long rewritten = 0;
+    List<Long> locks = new java.util.ArrayList<>();
+    try (dev.featurestore.QueryResult entries = store.operations()) {
+      for (dev.featurestore.Row row : entries) {
+        if (!"compact".equals(row.get("operation")) || !id.toString().equals(row.get("table_name"))) {
+          continue;
+        }
+        String details = (String) row.get("details");
+        n++;
+        java.util.regex.Matcher m = carried.matcher(details);
+        rows += m.find() ? Long.parseLong(m.group(1)) : 0;
+        m = files.matcher(details);
+        rewritten += m.find() ? Long.parseLong(m.group(1)) : 0;
+        m = lock.matcher(details);
+        if (m.find()) {
+          locks.add(Long.parseLong(m.group(1)));
+        }
+      }
+    }
+    java.util.Collections.sort(locks);
+    return n + " compactions in the operations log, " + rewritten + " data files rewritten, " + rows
+        + " deletes carried over, commit lock held " + (locks.isEmpty() ? "-" : locks.get(locks.size() / 2) + " ms median, "
+        + locks.get(locks.size() - 1) + " ms max");
   }
 
   private static int snapshots(FeatureStore store, TableId id) {

@@ -2,11 +2,13 @@ package dev.featurestore.cdc;
 
 import static dev.featurestore.cdc.CdcTestSupport.STATE;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.featurestore.BackgroundMaintenanceStatus;
 import dev.featurestore.CompactionResult;
 import dev.featurestore.FeatureStore;
 import dev.featurestore.MaintenancePolicy;
+import dev.featurestore.StorageException;
 import dev.featurestore.TableDefinition;
 import dev.featurestore.core.storage.LocalFileIO;
 import java.io.IOException;
@@ -213,6 +215,71 @@ class CdcMergeOnReadCompactionTest {
       assertThat(statuses.get(0).dataFilesCompacted()).isPositive();
       assertThat(dataFiles(store).size()).as("data files after %s commits", commits).isLessThan(commits / 2);
       CdcMergeOnReadPropertyTest.assertEveryReader(store, model);
+    }
+  }
+
+  /**
+   * The compaction's commit ends in an unknown outcome: it checks the table instead of retrying.
+   * Landed: the compaction succeeded (deletes carried over). Lost: its files are deleted, the table
+   * is as it was, and the stream goes on either way with every reader seeing the model.
+   */
+  @ParameterizedTest(name = "{0}")
+  @org.junit.jupiter.params.provider.EnumSource(value = UnknownOutcomeCatalog.Next.class, names = {"LANDED", "LOST"})
+  void compactionCommitWithUnknownOutcome_isCheckedInTheTable_neverRetriedBlindly(UnknownOutcomeCatalog.Next outcome)
+      throws Exception {
+    Random random = new Random(7);
+    Map<String, Integer> model = new TreeMap<>();
+    GateIO io = new GateIO();
+    UnknownOutcomeCatalog catalog = new UnknownOutcomeCatalog(io, dir.resolve("store"));
+    int version = 0;
+    try (FeatureStore store = FeatureStore.builder().catalog(catalog).fileIO(io).build()) {
+      createState(store, 3);
+      try (CdcPipeline cdc = CdcPipeline.builder(store).currentState(STATE).shardId("a").writeAheadLog(dir.resolve("wal"))
+          .batchSize(1_000).flushInterval(Duration.ZERO).withoutMaintenance().withoutShardLease().build()) {
+        for (int b = 0; b < 4; b++) {
+          version = batch(cdc, random, model, version);
+        }
+        long before = store.table(STATE).unwrap(Table.class).currentSnapshot().snapshotId();
+        CompletableFuture<CompactionResult> compaction = new CompletableFuture<>();
+        Thread t = new Thread(() -> {
+          try {
+            compaction.complete(store.table(STATE).maintenance().compact().minInputFiles(1).execute());
+          } catch (Throwable e) {
+            compaction.completeExceptionally(e);
+          }
+        }, "test-compaction-unknown");
+        t.start();
+        assertThat(io.reached.await(2, TimeUnit.MINUTES)).isTrue();
+        List<DataFile> filesBefore = dataFiles(store);
+        for (int b = 0; b < 2; b++) {
+          version = batch(cdc, random, model, version);
+        }
+        long streamed = store.table(STATE).unwrap(Table.class).currentSnapshot().snapshotId();
+        assertThat(streamed).isNotEqualTo(before);
+        List<DataFile> filesAtCommit = dataFiles(store);
+        catalog.next.set(outcome); // the compaction's commit is the next one
+        io.release.countDown();
+        if (outcome == UnknownOutcomeCatalog.Next.LANDED) {
+          CompactionResult result = compaction.get(2, TimeUnit.MINUTES);
+          assertThat(result.carriedDeletes()).isPositive();
+          assertThat(result.snapshotId()).isPresent();
+          assertThat(dataFiles(store)).hasSizeLessThan(filesAtCommit.size());
+        } else {
+          assertThatThrownBy(() -> compaction.get(2, TimeUnit.MINUTES)).hasCauseInstanceOf(StorageException.class)
+              .cause().hasMessageStartingWith("Cannot compact table cdc.docs: the commit's outcome was unknown and the "
+                  + "table shows it did not land: ");
+          Table table = store.table(STATE).unwrap(Table.class);
+          table.refresh();
+          assertThat(table.currentSnapshot().snapshotId()).isEqualTo(streamed);
+          assertThat(CdcTestSupport.unreferencedDataFiles(store, STATE)).as("the compaction's files, deleted").isEmpty();
+          assertThat(filesBefore).isNotEmpty();
+        }
+        CdcMergeOnReadPropertyTest.assertEveryReader(store, model);
+        version = batch(cdc, random, model, version);
+        CdcMergeOnReadPropertyTest.assertEveryReader(store, model);
+      }
+    } finally {
+      catalog.close();
     }
   }
 

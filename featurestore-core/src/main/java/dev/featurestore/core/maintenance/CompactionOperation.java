@@ -205,7 +205,8 @@ final class CompactionOperation implements Compaction {
     handle.record("compact", committed.snapshotId(), java.util.Map.of("rewritten_files", rewritten.size(),
         "added_files", written.size(), "removed_delete_files", committed.removedDeletes(),
         "rewritten_bytes", rewrittenBytes, "added_bytes", addedBytes, "rows", rows,
-        "carried_deletes", committed.carried()));
+        "carried_deletes", committed.carried(), "carried_from_commits", committed.carriedSnapshots(),
+        "lock_ms", committed.lockMillis()));
     return new CompactionResult(OptionalLong.of(committed.snapshotId()), rewritten.size(), written.size(),
         committed.removedDeletes(), rewrittenBytes, addedBytes, rows, partitions.size(), committed.carried());
   }
