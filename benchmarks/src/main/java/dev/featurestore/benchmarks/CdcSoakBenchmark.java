@@ -125,11 +125,13 @@ final class CdcSoakBenchmark {
   private static String compactionLog(FeatureStore store, TableId id) {
     java.util.regex.Pattern carried = java.util.regex.Pattern.compile("\"carried_deletes\"\\s*:\\s*(\\d+)");
     java.util.regex.Pattern lock = java.util.regex.Pattern.compile("\"lock_ms\"\\s*:\\s*(\\d+)");
+    java.util.regex.Pattern commit = java.util.regex.Pattern.compile("\"commit_ms\"\\s*:\\s*(\\d+)");
     java.util.regex.Pattern files = java.util.regex.Pattern.compile("\"rewritten_files\"\\s*:\\s*(\\d+)");
     long n = 0;
     long rows = 0;
     long rewritten = 0;
     List<Long> locks = new java.util.ArrayList<>();
+    List<Long> commits = new java.util.ArrayList<>();
     try (dev.featurestore.QueryResult entries = store.operations()) {
       for (dev.featurestore.Row row : entries) {
         if (!"compact".equals(row.get("operation")) || !id.toString().equals(row.get("table_name"))) {
@@ -145,12 +147,18 @@ final class CdcSoakBenchmark {
         if (m.find()) {
           locks.add(Long.parseLong(m.group(1)));
         }
+        m = commit.matcher(details);
+        if (m.find()) {
+          commits.add(Long.parseLong(m.group(1)));
+        }
       }
     }
     java.util.Collections.sort(locks);
+    java.util.Collections.sort(commits);
     return n + " compactions in the operations log, " + rewritten + " data files rewritten, " + rows
         + " deletes carried over, commit lock held " + (locks.isEmpty() ? "-" : locks.get(locks.size() / 2) + " ms median, "
-        + locks.get(locks.size() - 1) + " ms max");
+        + locks.get(locks.size() - 1) + " ms max (the commit itself " + commits.get(commits.size() / 2) + " ms median, "
+        + commits.get(commits.size() - 1) + " ms max)");
   }
 
   private static int snapshots(FeatureStore store, TableId id) {

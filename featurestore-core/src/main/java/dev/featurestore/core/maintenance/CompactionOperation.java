@@ -7,6 +7,7 @@ import dev.featurestore.CompactionResult;
 import dev.featurestore.InvalidArgumentException;
 import dev.featurestore.InvalidStateException;
 import dev.featurestore.core.base.CommitMarks;
+import dev.featurestore.core.base.CommitPhases;
 import dev.featurestore.core.base.Errors;
 import dev.featurestore.core.base.RowMoves;
 import dev.featurestore.core.base.TableHandle;
@@ -201,20 +202,28 @@ final class CompactionOperation implements Compaction {
     LOG.info("Compacted table {}: {} files -> {} files in {} groups{}", handle.id(), rewritten.size(), written.size(),
         groups.size(), moves == null ? "" : ", " + committed.carried() + " deletes carried over from "
             + committed.carriedSnapshots() + " commits made during the rewrite, commit lock held "
-            + committed.lockMillis() + " ms");
-    handle.record("compact", committed.snapshotId(), java.util.Map.of("rewritten_files", rewritten.size(),
-        "added_files", written.size(), "removed_delete_files", committed.removedDeletes(),
-        "rewritten_bytes", rewrittenBytes, "added_bytes", addedBytes, "rows", rows,
-        "carried_deletes", committed.carried(), "carried_from_commits", committed.carriedSnapshots(),
-        "lock_ms", committed.lockMillis()));
+            + committed.lockMillis() + " ms (" + committed.commitMillis() + " ms of it the commit)");
+    Map<String, Object> details = new LinkedHashMap<>();
+    details.put("rewritten_files", rewritten.size());
+    details.put("added_files", written.size());
+    details.put("removed_delete_files", committed.removedDeletes());
+    details.put("rewritten_bytes", rewrittenBytes);
+    details.put("added_bytes", addedBytes);
+    details.put("rows", rows);
+    details.put("carried_deletes", committed.carried());
+    details.put("carried_from_commits", committed.carriedSnapshots());
+    details.put("lock_ms", committed.lockMillis());
+    details.put("commit_ms", committed.commitMillis());
+    handle.record("compact", committed.snapshotId(), details);
     return new CompactionResult(OptionalLong.of(committed.snapshotId()), rewritten.size(), written.size(),
         committed.removedDeletes(), rewrittenBytes, addedBytes, rows, partitions.size(), committed.carried());
   }
 
   /** What a commit did: the snapshot, delete files removed, positions carried over, and for how long it held the lock. */
-  private record Committed(long snapshotId, long removedDeletes, long carried, long lockMillis, long carriedSnapshots) {
+  private record Committed(long snapshotId, long removedDeletes, long carried, long lockMillis, long carriedSnapshots,
+      long commitMillis) {
     Committed(long snapshotId, long removedDeletes, long carried, long lockMillis) {
-      this(snapshotId, removedDeletes, carried, lockMillis, 0);
+      this(snapshotId, removedDeletes, carried, lockMillis, 0, 0);
     }
   }
 
@@ -244,6 +253,7 @@ final class CompactionOperation implements Compaction {
     long[] snapshots = new long[1];
     long[] carried = new long[1];
     long[] removed = new long[1];
+    long[] commitNanos = new long[1];
     long snapshotId = handle.commitLocked(() -> {
       long locked = System.nanoTime();
       Table table = handle.table();
@@ -258,7 +268,7 @@ final class CompactionOperation implements Compaction {
       CommitMarks mark = CommitMarks.create();
       try {
         RewriteFiles rewrite = CommitMarks.carryStreamMarks(current,
-            mark.mark(table.newRewrite().validateFromSnapshot(current.snapshotId())));
+            mark.mark(CommitPhases.forTable(table, table.newRewrite().validateFromSnapshot(current.snapshotId()))));
         if (start.sequenceNumber() > 0) {
           rewrite.dataSequenceNumber(start.sequenceNumber()); // equality deletes committed meanwhile still apply
         }
@@ -266,7 +276,9 @@ final class CompactionOperation implements Compaction {
         replaced.forEach(rewrite::deleteFile);
         written.forEach(rewrite::addFile);
         deletes.files().added().forEach(rewrite::addFile);
+        commitNanos[0] = System.nanoTime();
         rewrite.commit();
+        commitNanos[0] = System.nanoTime() - commitNanos[0];
       } catch (org.apache.iceberg.exceptions.ValidationException e) {
         deletes.files().delete(handle.io());
         throw new CommitConflictException(
@@ -289,7 +301,8 @@ final class CompactionOperation implements Compaction {
       return mark.committedSnapshotId(table, null);
     });
     handle.coordination().published(moves.committedAs(snapshotId));
-    return new Committed(snapshotId, removed[0], carried[0], lockNanos[0] / 1_000_000, snapshots[0]);
+    return new Committed(snapshotId, removed[0], carried[0], lockNanos[0] / 1_000_000, snapshots[0],
+        commitNanos[0] / 1_000_000);
   }
 
   /**
