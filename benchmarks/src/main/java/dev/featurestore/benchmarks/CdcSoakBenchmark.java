@@ -13,7 +13,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.stream.Stream;
 
 /**
  * {@code cdc-soak}: a stream as users run it, for many commits. A pipeline with a change log and
@@ -192,29 +191,33 @@ final class CdcSoakBenchmark {
   }
 
   private static String footprintOnce(Path root) throws IOException {
-    long dataFiles = 0;
-    long metadataFiles = 0;
-    long largestMetadataJson = 0;
-    try (Stream<Path> paths = Files.walk(root)) {
-      for (Path p : (Iterable<Path>) paths.filter(Files::isRegularFile)::iterator) {
+    long[] counts = new long[3]; // data files, metadata files, largest metadata.json
+    // maintenance deletes files while this walks: a file gone between listing and reading is skipped
+    Files.walkFileTree(root, new java.nio.file.SimpleFileVisitor<Path>() {
+      @Override
+      public java.nio.file.FileVisitResult visitFile(Path p, java.nio.file.attribute.BasicFileAttributes attrs) {
         String name = p.getFileName().toString();
-        String parent = p.getParent().getFileName().toString();
         if (name.endsWith(".metadata.json")) {
-          try {
-            largestMetadataJson = Math.max(largestMetadataJson, Files.size(p));
-          } catch (java.nio.file.NoSuchFileException e) {
-            continue; // deleted by maintenance since the walk listed it
-          }
+          counts[2] = Math.max(counts[2], attrs.size());
         }
         if (p.toString().contains("/soak") || p.toString().contains("soak.db")) {
-          if (parent.equals("metadata") || p.toString().contains("/metadata/")) {
-            metadataFiles++;
+          if (p.getParent().getFileName().toString().equals("metadata") || p.toString().contains("/metadata/")) {
+            counts[1]++;
           } else if (p.toString().contains("/data/")) {
-            dataFiles++;
+            counts[0]++;
           }
         }
+        return java.nio.file.FileVisitResult.CONTINUE;
       }
-    }
+
+      @Override
+      public java.nio.file.FileVisitResult visitFileFailed(Path p, IOException e) {
+        return java.nio.file.FileVisitResult.CONTINUE;
+      }
+    });
+    long dataFiles = counts[0];
+    long metadataFiles = counts[1];
+    long largestMetadataJson = counts[2];
     return "files under the tables: " + dataFiles + " data + " + metadataFiles + " metadata, largest metadata.json "
         + largestMetadataJson + " bytes";
   }

@@ -130,15 +130,7 @@ class CdcMergeOnReadCompactionTest {
           int rebuiltBefore = events.rebuilt();
           io.reached = new CountDownLatch(1);
           io.release = new CountDownLatch(1);
-          CompletableFuture<CompactionResult> compaction = new CompletableFuture<>();
-          Thread t = new Thread(() -> {
-            try {
-              compaction.complete(store.table(STATE).maintenance().compact().minInputFiles(1).execute());
-            } catch (Throwable e) {
-              compaction.completeExceptionally(e);
-            }
-          }, "test-compaction-" + round);
-          t.start();
+          CompletableFuture<CompactionResult> compaction = startCompaction(store, "test-compaction-" + round);
           assertThat(io.reached.await(2, TimeUnit.MINUTES)).as("compaction started writing").isTrue();
           int filesAtStart = dataFiles(store).size();
           int during = 1 + random.nextInt(3);
@@ -171,13 +163,7 @@ class CdcMergeOnReadCompactionTest {
       // a fresh index, built from the table
       try (CdcPipeline again = CdcPipeline.builder(store).currentState(STATE).shardId("a").writeAheadLog(dir.resolve("wal"))
           .batchSize(1_000).flushInterval(Duration.ZERO).withoutMaintenance().build()) {
-        for (int d = 0; d < DOCS; d += 3) {
-          String collection = "c" + (d % 2);
-          version++;
-          again.update(collection, docId(d), Map.of("v", version, "d", d));
-          model.put(collection + "/" + docId(d), version);
-        }
-        again.flush();
+        CdcMergeOnReadPropertyTest.updateEveryThird(again, model, version);
       }
       CdcMergeOnReadPropertyTest.assertEveryReader(store, model);
     }
@@ -240,15 +226,7 @@ class CdcMergeOnReadCompactionTest {
           version = batch(cdc, random, model, version);
         }
         long before = store.table(STATE).unwrap(Table.class).currentSnapshot().snapshotId();
-        CompletableFuture<CompactionResult> compaction = new CompletableFuture<>();
-        Thread t = new Thread(() -> {
-          try {
-            compaction.complete(store.table(STATE).maintenance().compact().minInputFiles(1).execute());
-          } catch (Throwable e) {
-            compaction.completeExceptionally(e);
-          }
-        }, "test-compaction-unknown");
-        t.start();
+        CompletableFuture<CompactionResult> compaction = startCompaction(store, "test-compaction-unknown");
         assertThat(io.reached.await(2, TimeUnit.MINUTES)).isTrue();
         List<DataFile> filesBefore = dataFiles(store);
         for (int b = 0; b < 2; b++) {
@@ -281,6 +259,19 @@ class CdcMergeOnReadCompactionTest {
     } finally {
       catalog.close();
     }
+  }
+
+  /** A compaction of every file of the state on its own thread (named for {@link GateIO}). */
+  private static CompletableFuture<CompactionResult> startCompaction(FeatureStore store, String threadName) {
+    CompletableFuture<CompactionResult> compaction = new CompletableFuture<>();
+    new Thread(() -> {
+      try {
+        compaction.complete(store.table(STATE).maintenance().compact().minInputFiles(1).execute());
+      } catch (Throwable e) {
+        compaction.completeExceptionally(e);
+      }
+    }, threadName).start();
+    return compaction;
   }
 
   private static int compactionsLanded(FeatureStore store) {
