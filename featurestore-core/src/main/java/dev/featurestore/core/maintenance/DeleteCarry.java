@@ -71,6 +71,9 @@ final class DeleteCarry {
 
   /** Walks the commits from the last walked snapshot to {@code current} and loads the deletes that changed. */
   void advance(Snapshot current) {
+    if (current == null) {
+      throw conflict("the table has no snapshot any more");
+    }
     List<Snapshot> chain = new ArrayList<>();
     for (Snapshot s = current; s != null && s.snapshotId() != walkedTo;
         s = s.parentId() == null ? null : table.snapshot(s.parentId())) {
