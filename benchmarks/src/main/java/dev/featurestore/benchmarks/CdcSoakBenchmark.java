@@ -10,9 +10,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.stream.Stream;
 
 /**
  * {@code cdc-soak}: a stream as users run it, for many commits. A pipeline with a change log and
@@ -65,8 +65,8 @@ final class CdcSoakBenchmark {
         cdc.flush();
         flushMs[c] = Harness.elapsedNanos(start) / 1e6;
         if ((c + 1) % Math.max(1, commits / 20) == 0) {
-          Harness.progress("%s: %d/%d commits, last flush %.1f ms, %s", NAME, c + 1, commits, flushMs[c],
-              footprint(dir.resolve("store")));
+          Harness.progress("%s: %d/%d commits, last flush %.1f ms, %s; current state: %s", NAME, c + 1, commits, flushMs[c],
+              footprint(dir.resolve("store")), live(store, state));
         }
       }
       double soakSeconds = Harness.elapsedNanos(soakStart) / 1e9;
@@ -75,7 +75,9 @@ final class CdcSoakBenchmark {
       Harness.note("%s: %d commits in %.0f s; first %d: p50=%.1f ms p99=%.1f ms; last %d: p50=%.1f ms p99=%.1f ms",
           NAME, commits, soakSeconds, window, Harness.percentile(first, 50), Harness.percentile(first, 99), window,
           Harness.percentile(last, 50), Harness.percentile(last, 99));
-      Harness.note("%s at the end: %s", NAME, footprint(dir.resolve("store")));
+      Harness.note("%s at the end: %s; current state: %s", NAME, footprint(dir.resolve("store")), live(store, state));
+      Harness.note("%s: %d compactions of the current state in its history (not expired); %s", NAME,
+          compactions(store, state), compactionLog(store, state));
       for (BackgroundMaintenanceStatus m : cdc.maintenance()) {
         Harness.note("%s maintenance of %s: %d rounds (%d failed), %d snapshots expired, %d data files compacted, %d manifests "
             + "rewritten, %d bytes freed; %d snapshots left", NAME, m.table(), m.rounds(), m.roundsFailed(), m.snapshotsExpired(),
@@ -87,6 +89,75 @@ final class CdcSoakBenchmark {
     } finally {
       Harness.deleteRecursively(dir);
     }
+  }
+
+  /** The live data files of a table's current snapshot and how many of them have deletes. */
+  private static String live(FeatureStore store, TableId id) {
+    org.apache.iceberg.Table table = store.table(id).unwrap(org.apache.iceberg.Table.class);
+    table.refresh();
+    long files = 0;
+    long withDeletes = 0;
+    try (org.apache.iceberg.io.CloseableIterable<org.apache.iceberg.FileScanTask> tasks = table.newScan().planFiles()) {
+      for (org.apache.iceberg.FileScanTask task : tasks) {
+        files++;
+        withDeletes += task.deletes().isEmpty() ? 0 : 1;
+      }
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+    return files + " live data files, " + withDeletes + " with deletes";
+  }
+
+  /** Compaction commits in the table's history (those not expired yet): replace snapshots that removed data files. */
+  private static int compactions(FeatureStore store, TableId id) {
+    org.apache.iceberg.Table table = store.table(id).unwrap(org.apache.iceberg.Table.class);
+    int n = 0;
+    for (org.apache.iceberg.Snapshot s : table.snapshots()) {
+      if ("replace".equals(s.operation()) && s.removedDataFiles(table.io()).iterator().hasNext()) {
+        n++;
+      }
+    }
+    return n;
+  }
+
+  /** What the operations log says the table's compactions did: count, rows carried over, the commit lock's longest hold. */
+  private static String compactionLog(FeatureStore store, TableId id) {
+    java.util.regex.Pattern carried = java.util.regex.Pattern.compile("\"carried_deletes\"\\s*:\\s*(\\d+)");
+    java.util.regex.Pattern lock = java.util.regex.Pattern.compile("\"lock_ms\"\\s*:\\s*(\\d+)");
+    java.util.regex.Pattern commit = java.util.regex.Pattern.compile("\"commit_ms\"\\s*:\\s*(\\d+)");
+    java.util.regex.Pattern files = java.util.regex.Pattern.compile("\"rewritten_files\"\\s*:\\s*(\\d+)");
+    long n = 0;
+    long rows = 0;
+    long rewritten = 0;
+    List<Long> locks = new java.util.ArrayList<>();
+    List<Long> commits = new java.util.ArrayList<>();
+    try (dev.featurestore.QueryResult entries = store.operations()) {
+      for (dev.featurestore.Row row : entries) {
+        if (!"compact".equals(row.get("operation")) || !id.toString().equals(row.get("table_name"))) {
+          continue;
+        }
+        String details = (String) row.get("details");
+        n++;
+        java.util.regex.Matcher m = carried.matcher(details);
+        rows += m.find() ? Long.parseLong(m.group(1)) : 0;
+        m = files.matcher(details);
+        rewritten += m.find() ? Long.parseLong(m.group(1)) : 0;
+        m = lock.matcher(details);
+        if (m.find()) {
+          locks.add(Long.parseLong(m.group(1)));
+        }
+        m = commit.matcher(details);
+        if (m.find()) {
+          commits.add(Long.parseLong(m.group(1)));
+        }
+      }
+    }
+    java.util.Collections.sort(locks);
+    java.util.Collections.sort(commits);
+    return n + " compactions in the operations log, " + rewritten + " data files rewritten, " + rows
+        + " deletes carried over, commit lock held " + (locks.isEmpty() ? "-" : locks.get(locks.size() / 2) + " ms median, "
+        + locks.get(locks.size() - 1) + " ms max (the commit itself " + commits.get(commits.size() / 2) + " ms median, "
+        + commits.get(commits.size() - 1) + " ms max)");
   }
 
   private static int snapshots(FeatureStore store, TableId id) {
@@ -120,29 +191,33 @@ final class CdcSoakBenchmark {
   }
 
   private static String footprintOnce(Path root) throws IOException {
-    long dataFiles = 0;
-    long metadataFiles = 0;
-    long largestMetadataJson = 0;
-    try (Stream<Path> paths = Files.walk(root)) {
-      for (Path p : (Iterable<Path>) paths.filter(Files::isRegularFile)::iterator) {
+    long[] counts = new long[3]; // data files, metadata files, largest metadata.json
+    // maintenance deletes files while this walks: a file gone between listing and reading is skipped
+    Files.walkFileTree(root, new java.nio.file.SimpleFileVisitor<Path>() {
+      @Override
+      public java.nio.file.FileVisitResult visitFile(Path p, java.nio.file.attribute.BasicFileAttributes attrs) {
         String name = p.getFileName().toString();
-        String parent = p.getParent().getFileName().toString();
         if (name.endsWith(".metadata.json")) {
-          try {
-            largestMetadataJson = Math.max(largestMetadataJson, Files.size(p));
-          } catch (java.nio.file.NoSuchFileException e) {
-            continue; // deleted by maintenance since the walk listed it
-          }
+          counts[2] = Math.max(counts[2], attrs.size());
         }
         if (p.toString().contains("/soak") || p.toString().contains("soak.db")) {
-          if (parent.equals("metadata") || p.toString().contains("/metadata/")) {
-            metadataFiles++;
+          if (p.getParent().getFileName().toString().equals("metadata") || p.toString().contains("/metadata/")) {
+            counts[1]++;
           } else if (p.toString().contains("/data/")) {
-            dataFiles++;
+            counts[0]++;
           }
         }
+        return java.nio.file.FileVisitResult.CONTINUE;
       }
-    }
+
+      @Override
+      public java.nio.file.FileVisitResult visitFileFailed(Path p, IOException e) {
+        return java.nio.file.FileVisitResult.CONTINUE;
+      }
+    });
+    long dataFiles = counts[0];
+    long metadataFiles = counts[1];
+    long largestMetadataJson = counts[2];
     return "files under the tables: " + dataFiles + " data + " + metadataFiles + " metadata, largest metadata.json "
         + largestMetadataJson + " bytes";
   }

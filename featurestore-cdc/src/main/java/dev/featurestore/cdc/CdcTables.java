@@ -5,6 +5,7 @@ import dev.featurestore.FeatureTable;
 import dev.featurestore.InvalidArgumentException;
 import dev.featurestore.TableDefinition;
 import dev.featurestore.TableId;
+import dev.featurestore.core.base.TableCoordination;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -193,6 +194,19 @@ final class CdcTables {
     return out;
   }
 
+  /**
+   * The store's coordination of a table (commit lock, compactions' row moves), shared with the
+   * store's maintenance of it; a store of another implementation gets a lock of its own (its
+   * compactions then conflict with the stream's commits instead of waiting for them).
+   */
+  static TableCoordination coordination(FeatureStore store, TableId id) {
+    try {
+      return store.table(id).unwrap(TableCoordination.class);
+    } catch (dev.featurestore.InvalidArgumentException e) {
+      return new TableCoordination();
+    }
+  }
+
   /** Warms up each writer's path (see {@link TableWriter#warmUp()}); a failure only costs speed. */
   static void warmUp(List<TableWriter> writers, String shard) {
     for (TableWriter writer : writers) {
@@ -226,7 +240,7 @@ final class CdcTables {
           == CurrentStateLayout.MERGE_ON_READ;
       writers.add(mergeOnRead
           ? new MergeOnReadStateWriter(t, s.currentState().toString(), s.shard(), codec, s.evolveSchema(),
-              s.maxTypedColumns(), hooks, pending)
+              s.maxTypedColumns(), hooks, pending, coordination(s.store(), s.currentState()))
           : new CurrentStateWriter(t, s.currentState().toString(), s.shard(), codec, s.evolveSchema(),
               s.maxTypedColumns(), hooks, pending));
     }

@@ -8,6 +8,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import dev.featurestore.core.base.RowMoves;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.relocated.com.google.common.hash.Hashing;
@@ -134,6 +135,11 @@ final class KeyIndex {
     return files.size() - 1;
   }
 
+  /** Data files the index has given ordinals to (also those that left the table). */
+  int fileCount() {
+    return files.size();
+  }
+
   boolean full() {
     return files.size() >= MAX_FILES;
   }
@@ -173,6 +179,50 @@ final class KeyIndex {
       state.deletes.removeIf(d -> d.location().equals(delete.location())
           && Objects.equals(d.contentOffset(), delete.contentOffset()));
     }
+  }
+
+  /**
+   * A compaction moved the rows of some of the index's live files ({@code moves}' sources) into
+   * its new files: every entry pointing at a moved row points at its new place, entries of rows the
+   * compaction did not copy (deleted when it started) are dropped. One pass over the table, nothing
+   * read. The caller then removes the old files and adds the new files' delete files.
+   *
+   * @param newFiles the new files as the table lists them, by location (else the compaction's own)
+   * @throws IllegalStateException if the new files do not fit the index (it is full): rebuild
+   */
+  void move(RowMoves moves, Map<String, DataFile> newFiles) {
+    RowMoves.Source[] byOrdinal = new RowMoves.Source[files.size()];
+    for (RowMoves.Source source : moves.sources().values()) {
+      Integer ordinal = ordinals.get(source.location());
+      if (ordinal != null) {
+        byOrdinal[ordinal] = source;
+      }
+    }
+    List<DataFile> targets = moves.targets();
+    int[] targetOrdinals = new int[targets.size()];
+    for (int i = 0; i < targets.size(); i++) {
+      targetOrdinals[i] = addFile(newFiles.getOrDefault(targets.get(i).location(), targets.get(i)));
+    }
+    List<Key> gone = new ArrayList<>();
+    for (int slot = 0; slot < values.length; slot++) {
+      long value = values[slot];
+      if (value == 0) {
+        continue;
+      }
+      int ordinal = (int) (value >>> POSITION_BITS) - 1;
+      RowMoves.Source source = ordinal < byOrdinal.length ? byOrdinal[ordinal] : null;
+      if (source == null) {
+        continue;
+      }
+      long moved = source.ordinal(value & POSITION_MASK);
+      if (moved < 0) {
+        gone.add(new Key(his[slot], los[slot]));
+      } else {
+        int target = moves.target(moved);
+        values[slot] = ((long) (targetOrdinals[target] + 1) << POSITION_BITS) | moves.position(target, moved);
+      }
+    }
+    gone.forEach(this::remove);
   }
 
   // ---- keys

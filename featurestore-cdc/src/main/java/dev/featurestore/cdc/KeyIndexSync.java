@@ -1,11 +1,18 @@
 package dev.featurestore.cdc;
 
 import dev.featurestore.InvalidStateException;
+import dev.featurestore.core.base.RowMoves;
+import dev.featurestore.core.base.TableCoordination;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -34,7 +41,8 @@ import org.slf4j.LoggerFactory;
  * current one (data files removed: their entries read as absent; data files added: their key
  * columns are read, skipping positions their current deletion vector deletes; delete files added
  * and removed: the per-file delete lists follow), so the work follows what the foreign commits
- * wrote; and rebuilds it from a scan of the snapshot when that walk is not possible (the index's
+ * wrote; a compaction of this store is followed through the row moves it published (entries move
+ * to the new files' positions, nothing is read); and rebuilds it from a scan of the snapshot when that walk is not possible (the index's
  * snapshot is not an ancestor: a rollback, an expired snapshot in between, an invalid index, a
  * delete file not scoped to one data file). A rebuild reads only the key columns, files in
  * parallel, and logs its time.
@@ -46,12 +54,18 @@ final class KeyIndexSync {
   private final Table table;
   private final String name;
   private final Hooks hooks;
+  private final TableCoordination coordination;
 
-  /** @param hooks told {@code key-index.rebuilt} and {@code key-index.caught-up} (tests count them) */
-  KeyIndexSync(Table table, String name, Hooks hooks) {
+  /**
+   * @param hooks told {@code key-index.rebuilt}, {@code key-index.caught-up} and
+   *     {@code key-index.moved} (a compaction followed through its row moves; tests count them)
+   * @param coordination where this store's compactions publish their row moves
+   */
+  KeyIndexSync(Table table, String name, Hooks hooks, TableCoordination coordination) {
     this.table = table;
     this.name = name;
     this.hooks = hooks;
+    this.coordination = coordination;
   }
 
   /** Brings {@code index} to {@code current} (null: the table has no snapshot). */
@@ -132,7 +146,16 @@ final class KeyIndexSync {
       }
     }
     List<DataFile> added = new ArrayList<>();
-    for (SnapshotChanges step : changes) {
+    Set<String> addedInWalk = new HashSet<>();
+    for (int i = 0; i < changes.size(); i++) {
+      SnapshotChanges step = changes.get(i);
+      RowMoves moves = movesOf(chain.get(i), step, index, addedInWalk);
+      if (moves != null) {
+        Map<String, DataFile> targets = new HashMap<>();
+        step.addedDataFiles().forEach(f -> targets.put(f.location(), f));
+        index.move(moves, targets); // registers the new files: nothing of them is read
+        hooks.at("key-index.moved");
+      }
       for (DataFile removed : step.removedDataFiles()) {
         index.removeFile(removed.location());
       }
@@ -143,11 +166,15 @@ final class KeyIndexSync {
         }
       }
       for (DataFile file : step.addedDataFiles()) {
+        if (moves != null) {
+          continue; // a compaction's new file, already indexed through the moves
+        }
         if (index.full()) {
           return false;
         }
         index.addFile(file);
         added.add(file);
+        addedInWalk.add(file.location());
       }
       for (DeleteFile delete : step.addedDeleteFiles()) {
         index.addDelete(ContentFileUtil.referencedDataFileLocation(delete), delete);
@@ -161,6 +188,36 @@ final class KeyIndexSync {
     index.at(current.snapshotId());
     LOG.debug("CDC current state {}: key index caught up over {} snapshots ({} data files read)", name, chain.size(), live.size());
     return true;
+  }
+
+  /**
+   * The row moves of {@code snapshot} if it is a compaction of this store whose moves the index can
+   * follow: it removed exactly the files it rewrote and added exactly its new files, and every
+   * rewritten file's keys are in the index (live, not added earlier in this walk and still
+   * unread); else null, and the new files are read like any other.
+   */
+  private RowMoves movesOf(Snapshot snapshot, SnapshotChanges step, KeyIndex index, Set<String> addedInWalk) {
+    Optional<RowMoves> published = coordination.moves(snapshot.snapshotId());
+    if (published.isEmpty()) {
+      return null;
+    }
+    RowMoves moves = published.get();
+    Set<String> removed = new HashSet<>();
+    step.removedDataFiles().forEach(f -> removed.add(f.location()));
+    Set<String> added = new HashSet<>();
+    step.addedDataFiles().forEach(f -> added.add(f.location()));
+    Set<String> targets = new HashSet<>();
+    moves.targets().forEach(f -> targets.add(f.location()));
+    if (!removed.equals(moves.sources().keySet()) || !added.equals(targets)
+        || index.full() || index.fileCount() + targets.size() >= KeyIndex.MAX_FILES) {
+      return null;
+    }
+    for (String source : removed) {
+      if (index.file(source) == null || addedInWalk.contains(source)) {
+        return null;
+      }
+    }
+    return moves;
   }
 
   private void checkPositional(DeleteFile delete) {

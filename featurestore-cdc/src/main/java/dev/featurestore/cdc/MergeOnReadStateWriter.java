@@ -3,9 +3,11 @@ package dev.featurestore.cdc;
 import dev.featurestore.core.base.CommitMarks;
 import dev.featurestore.core.base.CommitPhases;
 import dev.featurestore.core.base.PositionDeletes;
+import dev.featurestore.core.base.TableCoordination;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.locks.ReentrantLock;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.RowDelta;
@@ -25,6 +27,12 @@ import org.apache.iceberg.util.ContentFileUtil;
  * written. Work per commit follows the batch: the index is kept at the writer's own snapshot
  * without reading anything, and caught up from the table only after foreign commits.
  *
+ * <p>Compaction: the writer holds the store's commit lock of the table ({@link TableCoordination})
+ * from choosing its base snapshot to its commit; the store's compaction rewrites outside it and
+ * takes it only to carry the deletes committed meanwhile over to its new files and commit, so it
+ * lands between two batches however busy the stream, and the index follows it through the row
+ * moves it published ({@link KeyIndexSync}) instead of reading the new files.
+ *
  * <p>Concurrent writers: the commit validates from its base snapshot that no data or delete files
  * were added and that the files it deletes from still exist, so another shard's commit or a
  * compaction in between fails it; the pipeline then redoes the batch on the new state (the index
@@ -42,9 +50,10 @@ final class MergeOnReadStateWriter implements TableWriter {
   private final PendingFiles pending;
   private final KeyIndex index = new KeyIndex();
   private final KeyIndexSync sync;
+  private final TableCoordination coordination;
 
   MergeOnReadStateWriter(Table table, String name, String shard, String compression, boolean evolveSchema,
-      int maxTypedColumns, Hooks hooks, PendingFiles pending) {
+      int maxTypedColumns, Hooks hooks, PendingFiles pending, TableCoordination coordination) {
     this.table = table;
     this.name = name;
     this.shard = shard;
@@ -53,7 +62,8 @@ final class MergeOnReadStateWriter implements TableWriter {
     this.maxTypedColumns = maxTypedColumns;
     this.hooks = hooks;
     this.pending = pending;
-    this.sync = new KeyIndexSync(table, name, hooks);
+    this.coordination = coordination;
+    this.sync = new KeyIndexSync(table, name, hooks, coordination);
   }
 
   @Override
@@ -71,8 +81,23 @@ final class MergeOnReadStateWriter implements TableWriter {
     return true;
   }
 
+  /**
+   * Holds the store's commit lock of the table from choosing the base snapshot to the commit (and
+   * the index update after it): a compaction of this store commits between two batches, never
+   * inside one, so it can carry this writer's deletes over and this writer never loses to it.
+   */
   @Override
   public Committed write(List<Logged> entries, long lastSeq, long commitMillis) {
+    ReentrantLock lock = coordination.commitLock();
+    lock.lock();
+    try {
+      return writeLocked(entries, lastSeq, commitMillis);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private Committed writeLocked(List<Logged> entries, long lastSeq, long commitMillis) {
     table.refresh();
     Snapshot base = table.currentSnapshot();
     sync.sync(index, base);

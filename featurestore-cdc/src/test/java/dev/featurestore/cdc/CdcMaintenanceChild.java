@@ -22,6 +22,9 @@ import org.apache.iceberg.io.OutputFile;
  * <ul>
  *   <li>{@code compacting}: {@code PAUSED compacting} when a compaction's data files are written and
  *       its commit's manifest list is about to be, and waits there for the SIGKILL;
+ *   <li>{@code carrying}: the current state's compaction is held 1 s at its first output file (the stream
+ *       commits meanwhile, so it has deletes to carry over), then {@code PAUSED carrying} when it writes the
+ *       carried-over deletes (holding the table's commit lock, before its commit), and waits for the SIGKILL;
  *   <li>{@code expiring}: {@code PAUSED expiring} at expiry's first file deletion (after its commit), and waits
  *       (compaction and manifest rewrite are off, so only expiry deletes);
  *   <li>{@code lease}: {@code PAUSED lease} once it holds both tables' maintenance leases, and keeps writing;
@@ -55,6 +58,9 @@ public final class CdcMaintenanceChild {
     }).build();
     MaintenancePolicy.Builder policy = CdcMaintenanceTest.eager().toBuilder().leaseDuration(Duration.ofSeconds(30))
         .maxSnapshotAge(Duration.ZERO);
+    if (mode.equals("carrying")) {
+      policy.rewriteManifestsWhenAtLeast(100_000); // the current state's compaction is what runs
+    }
     if (mode.equals("expiring")) {
       policy.compactWhenSmallFilesAtLeast(100_000).rewriteManifestsWhenAtLeast(100_000);
     }
@@ -96,6 +102,7 @@ public final class CdcMaintenanceChild {
     private final LocalFileIO delegate = new LocalFileIO();
     private final String mode;
     private final AtomicBoolean compacting = new AtomicBoolean();
+    private final AtomicBoolean held = new AtomicBoolean();
 
     PausingIO(String mode) {
       this.mode = mode;
@@ -117,6 +124,17 @@ public final class CdcMaintenanceChild {
 
     @Override
     public OutputFile newOutputFile(String path) {
+      if (mode.equals("carrying") && maintenanceThread() && path.contains("/cdc/docs/")) {
+        if (path.contains("compact-") && held.compareAndSet(false, true)) {
+          try {
+            Thread.sleep(1_000); // the stream commits while the compaction rewrites
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+        } else if (held.get() && path.endsWith(".puffin")) {
+          pause("carrying");
+        }
+      }
       if (mode.equals("compacting") && maintenanceThread()) {
         if (path.contains("compact-")) {
           compacting.set(true);

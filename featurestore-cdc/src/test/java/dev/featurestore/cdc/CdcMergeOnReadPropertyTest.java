@@ -99,17 +99,23 @@ class CdcMergeOnReadPropertyTest {
       b.close();
       assertEveryReader(store, model);
       try (CdcPipeline again = open(store, "a")) {
-        // a fresh index, built from the table
-        for (int d = 0; d < DOCS; d += 3) {
-          String collection = "c" + (d % 2);
-          version++;
-          again.update(collection, docId(d), Map.of("v", version, "d", d));
-          model.put(collection + "/" + docId(d), version);
-        }
-        again.flush();
+        updateEveryThird(again, model, version); // a fresh index, built from the table
       }
       assertEveryReader(store, model);
     }
+  }
+
+  /** Updates every third document through {@code cdc} (one batch) and the model; returns the last version. */
+  static int updateEveryThird(CdcPipeline cdc, Map<String, Integer> model, int version) {
+    int v = version;
+    for (int d = 0; d < DOCS; d += 3) {
+      String collection = "c" + (d % 2);
+      v++;
+      cdc.update(collection, docId(d), Map.of("v", v, "d", d));
+      model.put(collection + "/" + docId(d), v);
+    }
+    cdc.flush();
+    return v;
   }
 
   /** Iceberg's reader, the core query and point lookups all return the model. */

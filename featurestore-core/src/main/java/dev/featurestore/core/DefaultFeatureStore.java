@@ -5,6 +5,7 @@ import dev.featurestore.InvalidStateException;
 import dev.featurestore.core.base.Errors;
 import dev.featurestore.core.base.ListResult;
 import dev.featurestore.core.base.OperationLog;
+import dev.featurestore.core.base.TableCoordination;
 import dev.featurestore.core.base.TableHandle;
 import dev.featurestore.QueryResult;
 import dev.featurestore.core.catalog.StaticTables;
@@ -86,7 +87,7 @@ final class DefaultFeatureStore implements FeatureStore {
   private final OperationLog operationLog;
   private volatile S3ObjectBrowser objects;
   private final Deque<AutoCloseable> owned = new ArrayDeque<>();
-  private final Map<TableId, ReentrantLock> commitLocks = new ConcurrentHashMap<>();
+  private final Map<TableId, TableCoordination> coordinations = new ConcurrentHashMap<>();
   private final Map<String, OnlineView> onlineViews = new ConcurrentHashMap<>();
   private final AtomicBoolean closed = new AtomicBoolean(false);
   /** Background maintenance started through this store's tables and still running: stopped first on close. */
@@ -362,7 +363,7 @@ final class DefaultFeatureStore implements FeatureStore {
   public boolean dropTable(TableId id, boolean purge) {
     InvalidArgumentException.requireNonNull(id, "drop table", "id");
     checkOpen();
-    ReentrantLock lock = commitLocks.computeIfAbsent(id, k -> new ReentrantLock());
+    ReentrantLock lock = coordinations.computeIfAbsent(id, k -> new TableCoordination()).commitLock();
     lock.lock();
     try {
       boolean dropped = catalog.dropTable(identifier(id), purge);
@@ -448,8 +449,8 @@ final class DefaultFeatureStore implements FeatureStore {
 
   private FeatureTable wrap(TableId id, Table loaded) {
     Table table = withMetricsListener(id, loaded);
-    ReentrantLock lock = commitLocks.computeIfAbsent(id, k -> new ReentrantLock());
-    return new DefaultFeatureTable(new TableHandle(id, table, table.io(), lock, config, workers, operationLog, false),
+    TableCoordination coordination = coordinations.computeIfAbsent(id, k -> new TableCoordination());
+    return new DefaultFeatureTable(new TableHandle(id, table, table.io(), coordination, config, workers, operationLog, false),
         background);
   }
 

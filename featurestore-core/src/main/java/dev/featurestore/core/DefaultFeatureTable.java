@@ -1,6 +1,7 @@
 package dev.featurestore.core;
 
 import dev.featurestore.InvalidArgumentException;
+import dev.featurestore.core.base.TableCoordination;
 import dev.featurestore.core.base.TableHandle;
 
 import dev.featurestore.BloomFilterUpdate;
@@ -206,6 +207,9 @@ final class DefaultFeatureTable implements FeatureTable {
     }
     if (type.isInstance(handle.io())) {
       return type.cast(handle.io());
+    }
+    if (type == TableCoordination.class) { // internal: the CDC writer's commit lock and compactions' row moves
+      return type.cast(handle.coordination());
     }
     throw new InvalidArgumentException("Cannot unwrap table " + handle.id() + ": no object of type: " + type.getName());
   }

@@ -24,6 +24,7 @@ public final class TableHandle {
   private final Table table;
   private final FileIO io;
   private final ReentrantLock commitLock;
+  private final TableCoordination coordination;
   private final FeatureStoreConfig config;
   private final ExecutorService workers;
   private final OperationLog operations;
@@ -35,10 +36,18 @@ public final class TableHandle {
    */
   public TableHandle(TableId id, Table table, FileIO io, ReentrantLock commitLock, FeatureStoreConfig config,
       ExecutorService workers, OperationLog operations, boolean readOnly) {
+    this(id, table, io, new TableCoordination(requireNonNull(commitLock, "commitLock is null")), config, workers,
+        operations, readOnly);
+  }
+
+  /** As above, with the store's shared coordination of the table (its commit lock and compactions' row moves). */
+  public TableHandle(TableId id, Table table, FileIO io, TableCoordination coordination, FeatureStoreConfig config,
+      ExecutorService workers, OperationLog operations, boolean readOnly) {
     this.id = requireNonNull(id, "id is null");
     this.table = requireNonNull(table, "table is null");
     this.io = requireNonNull(io, "io is null");
-    this.commitLock = requireNonNull(commitLock, "commitLock is null");
+    this.coordination = requireNonNull(coordination, "coordination is null");
+    this.commitLock = coordination.commitLock();
     this.config = requireNonNull(config, "config is null");
     this.workers = requireNonNull(workers, "workers is null");
     this.operations = requireNonNull(operations, "operations is null");
@@ -91,6 +100,11 @@ public final class TableHandle {
 
   public FeatureStoreConfig config() {
     return config;
+  }
+
+  /** What the store's writers of this table share: the commit lock and compactions' row moves. */
+  public TableCoordination coordination() {
+    return coordination;
   }
 
   /** A pool of worker threads shared by the store (for parallel file writes and reads). */

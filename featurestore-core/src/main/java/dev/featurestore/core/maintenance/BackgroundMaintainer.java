@@ -270,7 +270,9 @@ final class BackgroundMaintainer implements BackgroundMaintenance {
     long expired = x.map(r -> (long) r.expiredSnapshotIds().size()).orElse(0L);
     long removed = orphans.map(o -> (long) o.candidates().size()).orElse(0L);
     long freed = x.map(ExpireResult::bytesFreed).orElse(0L) + orphans.map(OrphanFilesResult::bytes).orElse(0L);
-    String summary = "compacted " + compacted + " data files (" + deletes + " delete files folded), rewrote "
+    long carried = c.map(CompactionResult::carriedDeletes).orElse(0L);
+    String summary = "compacted " + compacted + " data files (" + deletes + " delete files folded"
+        + (carried > 0 ? ", " + carried + " deletes committed during the rewrite carried over" : "") + "), rewrote "
         + manifests + " manifests, expired " + expired + " snapshots, removed " + removed + " orphan files, freed "
         + freed + " bytes";
     Duration elapsed = Duration.ofNanos(System.nanoTime() - start);

@@ -7,7 +7,9 @@ import dev.featurestore.CompactionResult;
 import dev.featurestore.InvalidArgumentException;
 import dev.featurestore.InvalidStateException;
 import dev.featurestore.core.base.CommitMarks;
+import dev.featurestore.core.base.CommitPhases;
 import dev.featurestore.core.base.Errors;
+import dev.featurestore.core.base.RowMoves;
 import dev.featurestore.core.base.TableHandle;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -23,6 +25,7 @@ import java.util.Set;
 import java.util.UUID;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.FileContent;
 import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.PartitionSpec;
@@ -34,6 +37,7 @@ import org.apache.iceberg.SortOrderComparators;
 import org.apache.iceberg.StructLike;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.data.BaseDeleteLoader;
 import org.apache.iceberg.data.GenericDeleteFilter;
 import org.apache.iceberg.data.GenericFileWriterFactory;
 import org.apache.iceberg.data.IdentityPartitionConverters;
@@ -46,6 +50,8 @@ import org.apache.iceberg.formats.FormatModelRegistry;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.io.OutputFileFactory;
 import org.apache.iceberg.io.RollingDataWriter;
+import org.apache.iceberg.deletes.PositionDeleteIndex;
+import org.apache.iceberg.util.ContentFileUtil;
 import org.apache.iceberg.util.PartitionUtil;
 import org.apache.iceberg.util.PropertyUtil;
 import org.slf4j.Logger;
@@ -59,6 +65,10 @@ import org.slf4j.LoggerFactory;
  */
 final class CompactionOperation implements Compaction {
   private static final Logger LOG = LoggerFactory.getLogger(CompactionOperation.class);
+  /** At most this many files in one group (one bin of the bin-packing). */
+  static final int MAX_GROUP_FILES = 1_000;
+  /** At most this many input bytes in one group, or the target file size if larger. */
+  static final long MAX_GROUP_BYTES = 1L << 30;
 
   private final TableHandle handle;
   private Long targetFileSize;
@@ -69,6 +79,8 @@ final class CompactionOperation implements Compaction {
   private boolean used = false;
   /** Test hook: runs after the files are written, before the commit. */
   Runnable beforeCommit = () -> {};
+  /** Test hook: runs holding the commit lock, after the last deletes to carry over were read, before they are written. */
+  Runnable beforeCarriedCommit = () -> {};
 
   CompactionOperation(TableHandle handle) {
     this.handle = handle;
@@ -136,51 +148,192 @@ final class CompactionOperation implements Compaction {
       return CompactionResult.nothingToDo();
     }
     List<FileScanTask> tasks = handle.translating("plan compaction of table " + handle.id(), () -> plan(table, start));
-    List<Group> groups = select(table, tasks, small);
+    List<Group> groups = select(table, tasks, small, target);
     if (groups.isEmpty()) {
       return CompactionResult.nothingToDo();
     }
     Set<String> rewritten = new HashSet<>();
+    List<FileScanTask> rewrittenTasks = new ArrayList<>();
     for (Group group : groups) {
       group.tasks().forEach(t -> rewritten.add(t.file().location()));
+      rewrittenTasks.addAll(group.tasks());
     }
-    List<DeleteFile> danglingDeletes = filter == Expressions.alwaysTrue() ? danglingDeletes(tasks, rewritten) : List.of();
+    SortOrder order = sortOrder != null ? sortOrder : table.sortOrder();
+    // rows copied in file order, only file-scoped position deletes: deletes committed meanwhile can be carried over
+    RowMoves moves = !order.isSorted() && rewrittenTasks.stream().allMatch(CompactionOperation::carriable) ? new RowMoves() : null;
+    List<DeleteFile> danglingDeletes = moves == null && filter == Expressions.alwaysTrue()
+        ? danglingDeletes(tasks, rewritten) : List.of();
 
     List<DataFile> written = new ArrayList<>();
     long rows;
     try {
-      rows = handle.translating("write compacted files of table " + handle.id(), () -> write(table, groups, target, written));
+      rows = handle.translating("write compacted files of table " + handle.id(),
+          () -> write(table, groups, order, target, written, moves));
     } catch (RuntimeException e) {
       deleteQuietly(written);
       throw e;
     }
     long rewrittenBytes = 0;
     long addedBytes = 0;
-    for (Group group : groups) {
-      for (FileScanTask task : group.tasks()) {
-        rewrittenBytes += task.file().fileSizeInBytes();
-      }
+    for (FileScanTask task : rewrittenTasks) {
+      rewrittenBytes += task.file().fileSizeInBytes();
     }
     for (DataFile file : written) {
       addedBytes += file.fileSizeInBytes();
     }
-    long snapshotId;
+    Committed committed;
     try {
       beforeCommit.run();
-      snapshotId = handle.commitLocked(() -> commit(handle.table(), start, groups, danglingDeletes, written));
+      if (moves == null) {
+        committed = handle.commitLocked(() -> new Committed(commit(handle.table(), start, groups, danglingDeletes, written),
+            danglingDeletes.size(), 0, 0));
+      } else {
+        moves.writtenTo(written);
+        committed = commitCarrying(start, rewrittenTasks, written, moves);
+      }
     } catch (dev.featurestore.CommitStateUnknownException e) {
       throw e; // the files may be committed: never delete them blindly
     } catch (RuntimeException e) {
       deleteQuietly(written);
       throw e;
     }
-    LOG.info("Compacted table {}: {} files -> {} files in {} partitions", handle.id(), rewritten.size(),
-        written.size(), groups.size());
-    handle.record("compact", snapshotId, java.util.Map.of("rewritten_files", rewritten.size(), "added_files", written.size(),
-        "removed_delete_files", danglingDeletes.size(), "rewritten_bytes", rewrittenBytes, "added_bytes", addedBytes,
-        "rows", rows));
-    return new CompactionResult(OptionalLong.of(snapshotId), rewritten.size(), written.size(),
-        danglingDeletes.size(), rewrittenBytes, addedBytes, rows, groups.size());
+    Set<String> partitions = new HashSet<>();
+    groups.forEach(g -> partitions.add(g.spec().specId() + "/" + g.spec().partitionToPath(g.partition())));
+    LOG.info("Compacted table {}: {} files -> {} files in {} groups{}", handle.id(), rewritten.size(), written.size(),
+        groups.size(), moves == null ? "" : ", " + committed.carried() + " deletes carried over from "
+            + committed.carriedSnapshots() + " commits made during the rewrite, commit lock held "
+            + committed.lockMillis() + " ms (" + committed.commitMillis() + " ms of it the commit)");
+    Map<String, Object> details = new LinkedHashMap<>();
+    details.put("rewritten_files", rewritten.size());
+    details.put("added_files", written.size());
+    details.put("removed_delete_files", committed.removedDeletes());
+    details.put("rewritten_bytes", rewrittenBytes);
+    details.put("added_bytes", addedBytes);
+    details.put("rows", rows);
+    details.put("carried_deletes", committed.carried());
+    details.put("carried_from_commits", committed.carriedSnapshots());
+    details.put("lock_ms", committed.lockMillis());
+    details.put("commit_ms", committed.commitMillis());
+    handle.record("compact", committed.snapshotId(), details);
+    return new CompactionResult(OptionalLong.of(committed.snapshotId()), rewritten.size(), written.size(),
+        committed.removedDeletes(), rewrittenBytes, addedBytes, rows, partitions.size(), committed.carried());
+  }
+
+  /** What a commit did: the snapshot, delete files removed, positions carried over, and for how long it held the lock. */
+  private record Committed(long snapshotId, long removedDeletes, long carried, long lockMillis, long carriedSnapshots,
+      long commitMillis) {
+    Committed(long snapshotId, long removedDeletes, long carried, long lockMillis) {
+      this(snapshotId, removedDeletes, carried, lockMillis, 0, 0);
+    }
+  }
+
+  /** A file whose rows can be copied in order with their deletes known by position (no equality deletes, each scoped to it). */
+  private static boolean carriable(FileScanTask task) {
+    for (DeleteFile delete : task.deletes()) {
+      if (delete.content() != FileContent.POSITION_DELETES || !ContentFileUtil.isFileScoped(delete)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * Commits a rewrite whose rows were copied in order: the position deletes committed since
+   * {@code start} on the rewritten files are carried over to the new files, most of the walk before
+   * taking the table's commit lock, the rest under it (no writer of this store commits in between),
+   * and ONE {@code RewriteFiles} validated from the current snapshot swaps the files.
+   */
+  private Committed commitCarrying(Snapshot start, List<FileScanTask> tasks, List<DataFile> written, RowMoves moves) {
+    DeleteCarry carry = new DeleteCarry(handle.table(), handle.id().toString(), start, tasks, moves);
+    handle.translating("carry deletes over in table " + handle.id(), () -> {
+      carry.advance(handle.refreshed().currentSnapshot());
+      return null;
+    });
+    long[] lockNanos = new long[1];
+    long[] snapshots = new long[1];
+    long[] carried = new long[1];
+    long[] removed = new long[1];
+    long[] commitNanos = new long[1];
+    long snapshotId = handle.commitLocked(() -> {
+      long locked = System.nanoTime();
+      Table table = handle.table();
+      Snapshot current = table.currentSnapshot();
+      carry.advance(current);
+      snapshots[0] = countSnapshots(table, start, current);
+      beforeCarriedCommit.run();
+      DeleteCarry.Carried deletes = carry.write(handle.io());
+      carried[0] = deletes.positions();
+      List<DeleteFile> replaced = carry.currentDeletes();
+      removed[0] = replaced.size();
+      CommitMarks mark = CommitMarks.create();
+      try {
+        RewriteFiles rewrite = CommitMarks.carryStreamMarks(current,
+            mark.mark(CommitPhases.forTable(table, table.newRewrite().validateFromSnapshot(current.snapshotId()))));
+        if (start.sequenceNumber() > 0) {
+          rewrite.dataSequenceNumber(start.sequenceNumber()); // equality deletes committed meanwhile still apply
+        }
+        tasks.forEach(task -> rewrite.deleteFile(task.file()));
+        replaced.forEach(rewrite::deleteFile);
+        written.forEach(rewrite::addFile);
+        deletes.files().added().forEach(rewrite::addFile);
+        commitNanos[0] = System.nanoTime();
+        rewrite.commit();
+        commitNanos[0] = System.nanoTime() - commitNanos[0];
+      } catch (org.apache.iceberg.exceptions.ValidationException e) {
+        deletes.files().delete(handle.io());
+        throw new CommitConflictException(
+            "Cannot compact table " + handle.id() + ": a concurrent commit conflicts: " + e.getMessage(), e);
+      } catch (CommitStateUnknownException e) {
+        OptionalLong landed = landed(table, mark, e);
+        if (landed.isEmpty()) {
+          deletes.files().delete(handle.io());
+          throw new dev.featurestore.StorageException("Cannot compact table " + handle.id()
+              + ": the commit's outcome was unknown and the table shows it did not land: " + e.getMessage(), e);
+        }
+        lockNanos[0] = System.nanoTime() - locked;
+        return landed.getAsLong();
+      } catch (RuntimeException | Error e) {
+        deletes.files().delete(handle.io());
+        throw e;
+      }
+      table.refresh();
+      lockNanos[0] = System.nanoTime() - locked;
+      return mark.committedSnapshotId(table, null);
+    });
+    handle.coordination().published(moves.committedAs(snapshotId));
+    return new Committed(snapshotId, removed[0], carried[0], lockNanos[0] / 1_000_000, snapshots[0],
+        commitNanos[0] / 1_000_000);
+  }
+
+  /**
+   * After an unknown outcome: whether the marked commit is in the table's history (re-read). If the
+   * table cannot be read either, the outcome stays unknown: thrown, nothing deleted, nothing retried.
+   */
+  private OptionalLong landed(Table table, CommitMarks mark, CommitStateUnknownException unknown) {
+    try {
+      table.refresh();
+    } catch (RuntimeException e) {
+      unknown.addSuppressed(e);
+      throw unknown;
+    }
+    for (Snapshot s = table.currentSnapshot(); s != null; s = s.parentId() == null ? null : table.snapshot(s.parentId())) {
+      if (mark.id().equals(s.summary().get(mark.key()))) {
+        LOG.warn("Compaction of table {}: the commit's outcome was unknown; the table shows it landed as snapshot {}",
+            handle.id(), s.snapshotId());
+        return OptionalLong.of(s.snapshotId());
+      }
+    }
+    LOG.warn("Compaction of table {}: the commit's outcome was unknown; the table shows it did not land", handle.id());
+    return OptionalLong.empty();
+  }
+
+  private static long countSnapshots(Table table, Snapshot start, Snapshot current) {
+    long n = 0;
+    for (Snapshot s = current; s != null && s.snapshotId() != start.snapshotId();
+        s = s.parentId() == null ? null : table.snapshot(s.parentId())) {
+      n++;
+    }
+    return n;
   }
 
   private List<FileScanTask> plan(Table table, Snapshot start) {
@@ -197,7 +350,7 @@ final class CompactionOperation implements Compaction {
     return tasks;
   }
 
-  private List<Group> select(Table table, List<FileScanTask> tasks, long small) {
+  private List<Group> select(Table table, List<FileScanTask> tasks, long small, long target) {
     Map<String, List<FileScanTask>> byPartition = new LinkedHashMap<>();
     for (FileScanTask task : tasks) {
       DataFile file = task.file();
@@ -209,11 +362,31 @@ final class CompactionOperation implements Compaction {
       byPartition.computeIfAbsent(key, k -> new ArrayList<>()).add(task);
     }
     List<Group> groups = new ArrayList<>();
+    long maxBytes = Math.max(target, MAX_GROUP_BYTES);
     for (List<FileScanTask> candidates : byPartition.values()) {
       boolean hasDeletes = candidates.stream().anyMatch(t -> !t.deletes().isEmpty());
       if (candidates.size() >= minInputFiles || hasDeletes) {
-        DataFile first = candidates.get(0).file();
-        groups.add(new Group(table.specs().get(first.specId()), first.partition(), candidates));
+        // bounded groups: the rewrite of one group, and the deletes to carry over to it, stay bounded
+        List<List<FileScanTask>> chunks = new ArrayList<>();
+        List<FileScanTask> chunk = new ArrayList<>();
+        long bytes = 0;
+        for (FileScanTask task : candidates) {
+          if (!chunk.isEmpty() && (chunk.size() >= MAX_GROUP_FILES || bytes + task.file().fileSizeInBytes() > maxBytes)) {
+            chunks.add(chunk);
+            chunk = new ArrayList<>();
+            bytes = 0;
+          }
+          chunk.add(task);
+          bytes += task.file().fileSizeInBytes();
+        }
+        chunks.add(chunk);
+        for (List<FileScanTask> c : chunks) {
+          // a leftover chunk of one file without deletes would be copied as it is: left alone
+          if (chunks.size() == 1 || c.size() > 1 || !c.get(0).deletes().isEmpty()) {
+            DataFile first = c.get(0).file();
+            groups.add(new Group(table.specs().get(first.specId()), first.partition(), c));
+          }
+        }
       }
     }
     return groups;
@@ -248,9 +421,9 @@ final class CompactionOperation implements Compaction {
     return offset == null ? delete.location() : delete.location() + "#" + offset;
   }
 
-  private long write(Table table, List<Group> groups, long target, List<DataFile> written) {
+  private long write(Table table, List<Group> groups, SortOrder order, long target, List<DataFile> written,
+      RowMoves moves) {
     Schema schema = table.schema();
-    SortOrder order = sortOrder != null ? sortOrder : table.sortOrder();
     FileFormat format = FileFormat.fromString(
         table.properties().getOrDefault(TableProperties.DEFAULT_FILE_FORMAT, TableProperties.DEFAULT_FILE_FORMAT_DEFAULT));
     GenericFileWriterFactory.Builder factory = new GenericFileWriterFactory.Builder(table).dataFileFormat(format);
@@ -275,6 +448,8 @@ final class CompactionOperation implements Compaction {
             buffer.sort(comparator(schema, order));
             buffer.forEach(writer::write);
             rows += buffer.size();
+          } else if (moves != null) {
+            rows += copyInOrder(table, schema, group, writer, moves);
           } else {
             long[] count = {0};
             readAll(table, schema, group, record -> {
@@ -323,6 +498,48 @@ final class CompactionOperation implements Compaction {
         }
       }
     }
+  }
+
+  /**
+   * Copies a group's rows file by file in file order, skipping the positions the file's
+   * (file-scoped, positional) deletes delete, and records where each file's rows went.
+   */
+  private static long copyInOrder(Table table, Schema schema, Group group, RollingDataWriter<Record> writer,
+      RowMoves moves) throws IOException {
+    BaseDeleteLoader loader = new BaseDeleteLoader(d -> table.io().newInputFile(d));
+    long rows = 0;
+    for (FileScanTask task : group.tasks()) {
+      DataFile file = task.file();
+      PositionDeleteIndex deleted = task.deletes().isEmpty() ? PositionDeleteIndex.empty()
+          : loader.loadPositionDeletes(task.deletes(), file.location());
+      List<Long> deletedList = new ArrayList<>();
+      deleted.forEach(position -> {
+        if (position < file.recordCount()) {
+          deletedList.add(position);
+        }
+      });
+      Map<Integer, ?> constants = PartitionUtil.constantsMap(task, IdentityPartitionConverters::convertConstant);
+      long position = 0;
+      try (CloseableIterable<Record> records = FormatModelRegistry.readBuilder(file.format(), Record.class,
+              table.io().newInputFile(file))
+          .project(schema)
+          .idToConstant(constants)
+          .build()) {
+        for (Record record : records) {
+          if (!deleted.isDeleted(position)) {
+            writer.write(record);
+            rows++;
+          }
+          position++;
+        }
+      }
+      if (position != file.recordCount()) {
+        throw new IllegalStateException("Cannot compact data file " + file.location() + ": read " + position
+            + " rows, its metadata says " + file.recordCount());
+      }
+      moves.copied(file.location(), deletedList.stream().mapToLong(Long::longValue).toArray(), file.recordCount());
+    }
+    return rows;
   }
 
   /** The delete filter may need extra columns (e.g. _pos); write only the table's columns. */

@@ -125,8 +125,9 @@ class BackgroundMaintenanceTest {
     for (int i = 0; i < 6; i++) {
       files.addAll(appendRows(events, i * 10, 10));
     }
-    // while compaction writes its output, a writer deletes a row of a file being rewritten: the writer's commit lands
-    io.onCompactionOutput = () -> TestTables.positionDelete(events, files.get(1), 0);
+    // while compaction writes its output, a writer deletes rows of files being rewritten with one delete file for
+    // two data files (as other engines write them): the writer's commit lands, the compaction cannot carry it over
+    io.onCompactionOutput = () -> TestTables.positionDeletes(events, Map.of(files.get(1), List.of(0L), files.get(2), List.of(9L)));
     MaintenancePolicy policy = byHand().compactWhenSmallFilesAtLeast(5).build();
     try (BackgroundMaintenance handle = events.maintenance().background(policy)) {
       BackgroundMaintainer m = (BackgroundMaintainer) handle;
@@ -134,7 +135,7 @@ class BackgroundMaintenanceTest {
       MaintenanceRun lost = m.check();
       assertThat(lost.outcome()).isEqualTo(Outcome.CONFLICT);
       assertThat(lost.message()).startsWith("Cannot compact table features.feature_events: a concurrent commit conflicts: ");
-      assertThat(events.query().count()).isEqualTo(59);
+      assertThat(events.query().count()).isEqualTo(58);
 
       MaintenanceRun next = m.check();
       assertThat(next.outcome()).isEqualTo(Outcome.DONE);
@@ -143,7 +144,7 @@ class BackgroundMaintenanceTest {
       assertThat(handle.status().roundsFailed()).isEqualTo(1);
       assertThat(handle.status().lastError()).contains(lost.message());
     }
-    assertThat(entityIds(events)).hasSize(59).doesNotHaveDuplicates().doesNotContain(10L);
+    assertThat(entityIds(events)).hasSize(58).doesNotHaveDuplicates().doesNotContain(10L, 29L);
     assertThat(MaintenanceTestData.liveDataFiles(events)).hasSize(1);
   }
 

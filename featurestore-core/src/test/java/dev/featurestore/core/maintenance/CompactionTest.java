@@ -21,6 +21,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Stream;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.SortOrder;
@@ -30,6 +31,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 class CompactionTest {
   @TempDir Path dir;
@@ -237,7 +240,8 @@ class CompactionTest {
     long[] filesBefore = new long[1];
     compaction.beforeCommit = () -> {
       try (FeatureStore other = FeatureStore.openLocal(dir)) {
-        TestTables.positionDelete(other.table(events.id()), files.get(0), 0);
+        // one position-delete file for two data files (as other engines write them): not carried over
+        TestTables.positionDeletes(other.table(events.id()), Map.of(files.get(0), List.of(0L), files.get(1), List.of(0L)));
         snapshotBefore[0] = TestTables.currentSnapshotId(other.table(events.id()));
       }
       try {
@@ -249,12 +253,110 @@ class CompactionTest {
 
     assertThatThrownBy(compaction::execute)
         .isInstanceOf(CommitConflictException.class)
-        .hasMessageStartingWith("Cannot compact table features.feature_events: a concurrent commit conflicts: ");
+        .hasMessageStartingWith("Cannot compact table features.feature_events: a concurrent commit conflicts: "
+            + "cannot carry its deletes over: snapshot " + snapshotBefore[0]
+            + " added position deletes not scoped to one data file: ");
 
     assertThat(TestTables.currentSnapshotId(events)).isEqualTo(snapshotBefore[0]);
     assertThat(filesOnDisk()).isEqualTo(filesBefore[0] - 1); // only the compaction's output is gone
-    assertThat(liveDataFiles(events)).hasSize(6).allMatch(MaintenanceTestData::exists);
-    assertThat(events.query().count()).isEqualTo(49);
+    assertThat(liveDataFiles(events)).hasSize(5 + 5).allMatch(MaintenanceTestData::exists); // each file lists the delete file
+    assertThat(events.query().count()).isEqualTo(48);
+  }
+
+  /**
+   * Rows deleted while the compaction rewrote their files (the deletes a stream commits) are
+   * carried over to the new files in the compaction's own commit: it lands, and every delete
+   * before, during and after the rewrite holds, on format 2 (position-delete files) and 3
+   * (deletion vectors).
+   */
+  @ParameterizedTest(name = "format {0}")
+  @ValueSource(ints = {2, 3})
+  void compact_deletesCommittedDuringTheRewrite_areCarriedOver(int format) throws Exception {
+    events = store.createTable(dev.featurestore.TableDefinition.builder(
+        dev.featurestore.SyntheticFeatures.TABLE_ID, dev.featurestore.SyntheticFeatures.schema()).formatVersion(format).build());
+    for (int i = 0; i < 6; i++) {
+      appendRows(events, i * 10L, 10);
+    }
+    deleteIds(events, 3, 14, 15); // before: not copied
+    CompactionOperation compaction = (CompactionOperation) events.maintenance().compact();
+    compaction.beforeCommit = () -> {
+      try (FeatureStore other = FeatureStore.openLocal(dir)) {
+        // during: one row of a file that already had a delete (its vector grows), rows of files that had none
+        deleteIds(other.table(events.id()), 7, 20, 59);
+        deleteIds(other.table(events.id()), 21);
+      }
+    };
+
+    CompactionResult result = compaction.execute();
+
+    assertThat(result.carriedDeletes()).isEqualTo(4);
+    assertThat(result.rewrittenDataFiles()).isEqualTo(6);
+    assertThat(result.addedDataFiles()).isEqualTo(1);
+    assertThat(result.rows()).isEqualTo(57);
+    List<Long> expected = range(0, 60);
+    expected.removeAll(List.of(3L, 14L, 15L, 7L, 20L, 59L, 21L));
+    assertThat(ids(events)).isEqualTo(expected);
+    assertThat(liveDataFiles(events)).hasSize(1 + 1).allMatch(MaintenanceTestData::exists); // the file and its carried deletes
+    Table table = events.unwrap(Table.class);
+    table.refresh();
+    assertThat(table.currentSnapshot().operation()).isEqualTo("replace");
+    try (var tasks = table.newScan().planFiles()) {
+      for (var task : tasks) {
+        assertThat(task.deletes()).hasSize(1).allMatch(d -> d.content() == org.apache.iceberg.FileContent.POSITION_DELETES
+            && d.recordCount() == 4 && (format == 3) == (d.format() == org.apache.iceberg.FileFormat.PUFFIN));
+      }
+    }
+    deleteIds(events, 30); // after: a writer's next delete merges with the carried one
+    expected.remove(30L);
+    assertThat(ids(events)).isEqualTo(expected);
+    assertThat(events.maintenance().compact().execute().carriedDeletes()).isZero();
+    assertThat(ids(events)).isEqualTo(expected);
+  }
+
+  @Test
+  void compact_commitFromAnotherStoreAfterTheCarryOver_failsCleanly_andLeavesTheTableAsItWas() throws Exception {
+    events = store.createTable(dev.featurestore.TableDefinition.builder(
+        dev.featurestore.SyntheticFeatures.TABLE_ID, dev.featurestore.SyntheticFeatures.schema()).formatVersion(3).build());
+    for (int i = 0; i < 4; i++) {
+      appendRows(events, i * 10L, 10);
+    }
+    CompactionOperation compaction = (CompactionOperation) events.maintenance().compact();
+    long[] snapshotBefore = new long[1];
+    long[] filesBefore = new long[1];
+    compaction.beforeCommit = () -> {
+      try (FeatureStore other = FeatureStore.openLocal(dir)) {
+        deleteIds(other.table(events.id()), 5); // carried
+      }
+    };
+    compaction.beforeCarriedCommit = () -> {
+      // after the last walk, under this store's lock: another store (not bound by it) deletes a row
+      try (FeatureStore other = FeatureStore.openLocal(dir)) {
+        deleteIds(other.table(events.id()), 25);
+        snapshotBefore[0] = TestTables.currentSnapshotId(other.table(events.id()));
+        filesBefore[0] = filesOnDisk();
+      } catch (Exception e) {
+        throw new RuntimeException(e);
+      }
+    };
+
+    assertThatThrownBy(compaction::execute)
+        .isInstanceOf(CommitConflictException.class)
+        .hasMessageStartingWith("Cannot compact table features.feature_events: a concurrent commit conflicts: ");
+
+    assertThat(TestTables.currentSnapshotId(events)).isEqualTo(snapshotBefore[0]);
+    assertThat(filesOnDisk()).isEqualTo(filesBefore[0] - 1); // the compaction's data file and its carried vector are gone
+    assertThat(liveDataFiles(events)).hasSize(4 + 2); // two of them with a vector
+    List<Long> expected = range(0, 40);
+    expected.removeAll(List.of(5L, 25L));
+    assertThat(ids(events)).isEqualTo(expected);
+  }
+
+  private static void deleteIds(FeatureTable table, long... ids) {
+    List<Long> keys = new ArrayList<>();
+    for (long id : ids) {
+      keys.add(id);
+    }
+    table.deleteRows().keys("entity_id", keys).execute();
   }
 
   @Test
