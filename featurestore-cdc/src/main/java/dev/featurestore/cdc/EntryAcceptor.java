@@ -174,6 +174,14 @@ final class EntryAcceptor {
     }
   }
 
+  /**
+   * Waits until {@code batch} is on disk in the log as the fsync policy says (its segment is
+   * forced in the background under EVERY_BATCH); called before the batch is committed.
+   */
+  void awaitLogged(List<Logged> batch) {
+    wal.awaitSynced(batch.get(batch.size() - 1).seq());
+  }
+
   /** The oldest batch is committed to every table: drop it and the log segments it covers. */
   void committed(List<Logged> batch, FlushResult done, long minCommitted) {
     lock.lock();

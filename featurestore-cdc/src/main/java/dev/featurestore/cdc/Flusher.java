@@ -50,6 +50,7 @@ final class Flusher {
           if (writeAhead != null) {
             writeAhead.start(acceptor.batchAfter(batch), committer.committed(0));
           }
+          acceptor.awaitLogged(batch);
           done = committer.commit(batch, ahead);
         } catch (RuntimeException | Error e) {
           if (writeAhead != null) {
