@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.Deque;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -50,27 +51,29 @@ final class EntryAcceptor {
   }
 
   /**
-   * Appends one entry to the log and to the open batch; returns its sequence id. An entry bringing
-   * its own sequence id at or below the committed high-water mark is a redelivery: it is skipped
+   * Appends one entry (checked already; its images as JSON) to the log and to the open batch;
+   * returns its sequence id. {@code ownSeq} 0 assigns the next one. An entry bringing its own
+   * sequence id at or below the committed high-water mark is a redelivery: it is skipped
    * (counted, not logged again) and its id is returned.
    */
-  long accept(CdcEntry entry, String beforeJson, String afterJson) {
+  long accept(long ownSeq, CdcOperation op, String collection, String docId, String txn, String beforeJson,
+      String afterJson) {
     lock.lock();
     try {
       checkOpen();
       long seq;
-      if (entry.sequenceId() == 0) {
+      if (ownSeq == 0) {
         seq = nextSeq;
-      } else if (entry.sequenceId() < nextSeq) {
+      } else if (ownSeq < nextSeq) {
         long committed = committedMark.getAsLong();
-        if (entry.sequenceId() <= committed) {
+        if (ownSeq <= committed) {
           metrics.redelivered.incrementAndGet();
-          return entry.sequenceId();
+          return ownSeq;
         }
         throw new InvalidArgumentException("Cannot accept CDC entry: sequence id not above the shard's last: "
-            + entry.sequenceId() + " <= " + (nextSeq - 1));
+            + ownSeq + " <= " + (nextSeq - 1));
       } else {
-        seq = entry.sequenceId();
+        seq = ownSeq;
       }
       while (pending >= settings.maxPending()) {
         if (settings.backpressure() == Backpressure.FAIL_FAST) {
@@ -83,14 +86,16 @@ final class EntryAcceptor {
         settings.hooks().at("accept.blocked");
         notFull.awaitUninterruptibly();
         checkOpen();
-        if (entry.sequenceId() == 0) {
+        if (ownSeq == 0) {
           seq = nextSeq;
         } else {
-          InvalidArgumentException.check(entry.sequenceId() >= nextSeq,
-              "Cannot accept CDC entry: sequence id not above the shard's last: %d <= %d", entry.sequenceId(), nextSeq - 1);
+          InvalidArgumentException.check(ownSeq >= nextSeq,
+              "Cannot accept CDC entry: sequence id not above the shard's last: %d <= %d", ownSeq, nextSeq - 1);
         }
       }
-      Logged logged = new Logged(entry.withSequence(seq, settings.shard()), System.currentTimeMillis(), beforeJson, afterJson);
+      CdcEntry entry = new CdcEntry(seq, op, collection, docId, settings.shard(), Optional.empty(), Optional.empty(),
+          Optional.ofNullable(txn));
+      Logged logged = new Logged(entry, System.currentTimeMillis(), beforeJson, afterJson);
       wal.append(logged); // throws before anything changes if the log cannot be written
       nextSeq = seq + 1;
       current.add(logged);

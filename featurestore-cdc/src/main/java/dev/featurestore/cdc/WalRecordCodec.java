@@ -86,8 +86,7 @@ final class WalRecordCodec {
     String txn = getString(b);
     String before = getString(b);
     String after = getString(b);
-    CdcEntry entry = new CdcEntry(seq, op, collection, docId, "", before == null ? Optional.empty() : Optional.of(Json.read(before)),
-        after == null ? Optional.empty() : Optional.of(Json.read(after)), Optional.ofNullable(txn));
+    CdcEntry entry = new CdcEntry(seq, op, collection, docId, "", Optional.empty(), Optional.empty(), Optional.ofNullable(txn));
     return new Logged(entry, accepted, before, after);
   }
 
