@@ -2,6 +2,7 @@ package dev.featurestore.cdc;
 
 import dev.featurestore.InvalidArgumentException;
 import dev.featurestore.InvalidStateException;
+import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -189,6 +190,7 @@ final class EntryAcceptor {
 
   /** The oldest batch is committed to every table: drop it and the log segments it covers. */
   void committed(List<Logged> batch, FlushResult done, long minCommitted) {
+    List<Path> segments;
     lock.lock();
     try {
       history.addLast(done);
@@ -198,11 +200,12 @@ final class EntryAcceptor {
       lastBatchSeq = Math.max(lastBatchSeq, done.lastSequence().orElse(0));
       sealed.pollFirst();
       pending -= batch.size();
-      wal.deleteThrough(minCommitted);
+      segments = wal.detachThrough(minCommitted);
       notFull.signalAll();
     } finally {
       lock.unlock();
     }
+    WriteAheadLog.delete(segments); // not under the lock: entries keep coming meanwhile
   }
 
   /**

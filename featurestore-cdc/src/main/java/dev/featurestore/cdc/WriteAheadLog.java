@@ -486,23 +486,41 @@ final class WriteAheadLog implements AutoCloseable {
 
   /** Deletes every closed segment whose entries are all at or below {@code committedSeq}. */
   int deleteThrough(long committedSeq) {
-    int deleted = 0;
+    List<Path> files = detachThrough(committedSeq);
+    delete(files);
+    return files.size();
+  }
+
+  /**
+   * Forgets every closed segment whose entries are all at or below {@code committedSeq} and returns
+   * their files, for the caller to {@link #delete} outside its lock.
+   */
+  List<Path> detachThrough(long committedSeq) {
+    List<Path> files = new ArrayList<>();
     Iterator<Map.Entry<Long, Segment>> it = segments.entrySet().iterator();
     while (it.hasNext()) {
       Segment segment = it.next().getValue();
       if (segment.lastSeq > committedSeq) {
         break;
       }
-      try {
-        Files.deleteIfExists(segment.path);
-      } catch (IOException e) {
-        LOG.warn("Cannot delete committed CDC write-ahead log segment {}: {}", segment.path, e.toString());
-        break;
-      }
       it.remove();
-      deleted++;
+      files.add(segment.path);
     }
-    return deleted;
+    return files;
+  }
+
+  /**
+   * Deletes committed segment files. One that cannot be deleted stays on disk until the next open,
+   * which finds its entries committed and deletes it then.
+   */
+  static void delete(List<Path> files) {
+    for (Path file : files) {
+      try {
+        Files.deleteIfExists(file);
+      } catch (IOException e) {
+        LOG.warn("Cannot delete committed CDC write-ahead log segment {}: {}", file, e.toString());
+      }
+    }
   }
 
   /** Segments on disk (closed plus the open one). */
