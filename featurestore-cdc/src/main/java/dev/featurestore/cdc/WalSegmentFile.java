@@ -90,6 +90,27 @@ final class WalSegmentFile {
     length += n;
   }
 
+  /**
+   * The mapping, positioned where the next {@code n} bytes go (the file grown first if it is
+   * full); the caller writes exactly them there and calls {@link #advance}.
+   */
+  ByteBuffer room(int n) throws IOException {
+    if (mapping.remaining() < n) {
+      grow(n);
+    }
+    return mapping;
+  }
+
+  /** The {@code n} bytes written into {@link #room} are a record now. */
+  void advance(int n) {
+    length += n;
+  }
+
+  /** After a failed write into {@link #room}: the next record goes where that one began. */
+  void rewind() {
+    mapping.position((int) (length - base));
+  }
+
   /** Doubles the file (at least enough for {@code n} more bytes), zero-filled, and maps the new part. */
   private void grow(int n) throws IOException {
     long newCapacity = Math.max(capacity * 2, length + n);

@@ -302,17 +302,30 @@ final class WriteAheadLog implements AutoCloseable {
       if (current == null) {
         open(logged.seq());
       }
-      ByteBuffer frame = codec.encode(logged);
-      if (hooks != Hooks.NONE && frame.remaining() > 16) {
-        int half = frame.limit() / 2;
-        int limit = frame.limit();
-        frame.limit(half);
+      int size;
+      if (hooks == Hooks.NONE) {
+        size = codec.prepare(logged);
+        ByteBuffer room = current.room(size);
+        try {
+          codec.writeTo(room); // straight into the mapping
+        } catch (InternalError e) {
+          // a fault in the mapped memory (the JVM's report of SIGBUS): the file cannot be written
+          current.rewind();
+          throw new IOException("cannot write the mapped segment: " + e.getMessage(), e);
+        }
+        current.advance(size);
+      } else {
+        ByteBuffer frame = codec.encode(logged);
+        size = frame.limit();
+        if (size > 16) {
+          frame.limit(size / 2);
+          current.put(frame);
+          hooks.at("wal.torn");
+          frame.limit(size);
+        }
         current.put(frame);
-        hooks.at("wal.torn");
-        frame.limit(limit);
       }
-      current.put(frame);
-      bytesWritten += frame.limit();
+      bytesWritten += size;
       currentSegment.lastSeq = logged.seq();
       if (fsync == FsyncPolicy.EVERY_ENTRY) {
         current.force();
