@@ -209,16 +209,18 @@ final class EntryAcceptor {
   }
 
   /**
-   * Waits until a batch is due: one is sealed, or the open one is older than {@code intervalMillis}
-   * (then it is sealed). Returns false once the pipeline is closed.
+   * Waits until a batch is due: one is sealed, or the open one's oldest entry is within
+   * {@code leadMillis} of waiting {@code intervalMillis} (then it is sealed, so its commit ends
+   * about when the interval is up). Returns false once the pipeline is closed.
    */
-  boolean awaitDueBatch(long intervalMillis) throws InterruptedException {
+  boolean awaitDueBatch(long intervalMillis, long leadMillis) throws InterruptedException {
+    long due = intervalMillis - leadMillis;
     lock.lock();
     try {
       while (!closed && sealed.isEmpty() && !(intervalMillis > 0 && !current.isEmpty()
-          && System.currentTimeMillis() - current.get(0).acceptedMillis >= intervalMillis)) {
+          && System.currentTimeMillis() - current.get(0).acceptedMillis >= due)) {
         long wait = intervalMillis > 0 && !current.isEmpty()
-            ? Math.max(1, intervalMillis - (System.currentTimeMillis() - current.get(0).acceptedMillis))
+            ? Math.max(1, due - (System.currentTimeMillis() - current.get(0).acceptedMillis))
             : (intervalMillis > 0 ? intervalMillis : 1_000);
         work.await(wait, TimeUnit.MILLISECONDS);
       }
