@@ -94,25 +94,31 @@ final class Flusher {
 
   /**
    * How long before an entry's flush interval is up its batch is sealed: the longest of the last
-   * few flushes (seal to committed), at most half the interval. The interval bounds the wait for
-   * the commit, so the commit has to start that much earlier (sealing at the interval made the
-   * oldest entry of a timed batch wait the interval plus a commit: 1.2 s at 1 s here).
+   * few flushes (seal to committed), at most half the interval; half the interval until a flush
+   * was timed (the first commits of a JVM are the slowest). The interval bounds the wait for the
+   * commit, so the commit has to start that much earlier (sealing at the interval made the oldest
+   * entry of a timed batch wait the interval plus a commit: 1.2 s at 1 s here).
    */
   static final class FlushLead {
     private final long[] recent = new long[5];
     private final long cap;
     private int next;
+    private boolean timed;
 
     FlushLead(long intervalMillis) {
       this.cap = intervalMillis / 2;
     }
 
     void took(long millis) {
+      timed = true;
       recent[next] = millis;
       next = (next + 1) % recent.length;
     }
 
     long millis() {
+      if (!timed) {
+        return cap;
+      }
       long max = 0;
       for (long r : recent) {
         max = Math.max(max, r);
