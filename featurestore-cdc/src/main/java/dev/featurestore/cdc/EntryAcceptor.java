@@ -205,7 +205,9 @@ final class EntryAcceptor {
     } finally {
       lock.unlock();
     }
-    WriteAheadLog.delete(segments); // not under the lock: entries keep coming meanwhile
+    if (!segments.isEmpty()) {
+      wal.later(() -> WriteAheadLog.delete(segments)); // not on the committing thread, not under the lock
+    }
   }
 
   /**

@@ -73,8 +73,8 @@ final class WriteAheadLog implements AutoCloseable {
   private long bytesWritten;
   /** Zero-filled size of the next segment file. */
   private long segmentBytes = MIN_SEGMENT_BYTES;
-  /** Spares and the syncs of sealed segments, one at a time; created with the first segment. */
-  private ExecutorService background;
+  /** Spares, the syncs of sealed segments and clean-up, one at a time. */
+  private final ExecutorService background;
   private Future<WalSegmentFile> spare;
   private long spares;
 
@@ -116,6 +116,11 @@ final class WriteAheadLog implements AutoCloseable {
       }
       lock = acquired;
       deleteSpares();
+      background = Executors.newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, "featurestore-cdc-wal-" + shard);
+        t.setDaemon(true);
+        return t;
+      });
     } catch (IOException e) {
       throw new StorageException("Cannot open CDC write-ahead log: " + dir + ": " + e.getMessage(), e);
     }
@@ -355,7 +360,7 @@ final class WriteAheadLog implements AutoCloseable {
     if (fsync == FsyncPolicy.EVERY_ENTRY) {
       syncDirectory(); // each entry is on disk on return: so is the file's name
     }
-    spare = background().submit(() -> WalSegmentFile.create(dir.resolve(SPARE_PREFIX + (++spares) + SPARE_SUFFIX),
+    spare = background.submit(() -> WalSegmentFile.create(dir.resolve(SPARE_PREFIX + (++spares) + SPARE_SUFFIX),
         segmentBytes));
   }
 
@@ -396,15 +401,17 @@ final class WriteAheadLog implements AutoCloseable {
     }
   }
 
-  private ExecutorService background() {
-    if (background == null) {
-      background = Executors.newSingleThreadExecutor(r -> {
-        Thread t = new Thread(r, "featurestore-cdc-wal-" + shard);
-        t.setDaemon(true);
-        return t;
-      });
+  /**
+   * Runs {@code task} on the log's background thread (after the work queued before it), or here
+   * once the log is closed. Thread-safe. For clean-up off the committing thread: {@link #close}
+   * waits for it.
+   */
+  void later(Runnable task) {
+    try {
+      background.execute(task);
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      task.run();
     }
-    return background;
   }
 
   /**
@@ -433,13 +440,13 @@ final class WriteAheadLog implements AutoCloseable {
     segments.put(sealed.firstSeq, sealed);
     segmentBytes = Math.min(MAX_SEGMENT_BYTES, Math.max(MIN_SEGMENT_BYTES, roundUp(file.length() + file.length() / 4)));
     if (fsync != FsyncPolicy.EVERY_BATCH) {
-      background().execute(() -> closeQuietly(file));
+      background.execute(() -> closeQuietly(file));
       return;
     }
     synchronized (syncs) {
       sealedThrough = sealed.lastSeq;
     }
-    background().execute(() -> {
+    background.execute(() -> {
       try {
         file.force();
         syncDirectory();
@@ -575,27 +582,25 @@ final class WriteAheadLog implements AutoCloseable {
       }
       currentSegment = null;
     }
-    if (background != null) {
-      Future<WalSegmentFile> left = spare;
-      spare = null;
-      if (left != null) {
-        background.execute(() -> dropSpare(left));
-      }
-      background.shutdown();
-      boolean interrupted = false;
-      while (true) {
-        try {
-          if (background.awaitTermination(1, TimeUnit.MINUTES)) {
-            break;
-          }
-          LOG.warn("CDC write-ahead log {}: still waiting for its background thread", dir);
-        } catch (InterruptedException e) {
-          interrupted = true;
+    Future<WalSegmentFile> left = spare;
+    spare = null;
+    if (left != null) {
+      background.execute(() -> dropSpare(left));
+    }
+    background.shutdown();
+    boolean interrupted = false;
+    while (true) {
+      try {
+        if (background.awaitTermination(1, TimeUnit.MINUTES)) {
+          break;
         }
+        LOG.warn("CDC write-ahead log {}: still waiting for its background thread", dir);
+      } catch (InterruptedException e) {
+        interrupted = true;
       }
-      if (interrupted) {
-        Thread.currentThread().interrupt();
-      }
+    }
+    if (interrupted) {
+      Thread.currentThread().interrupt();
     }
     try {
       lock.release();
