@@ -146,7 +146,7 @@ final class BatchCommitter {
       synchronized (this) {
         committed[t] = l.seq();
       }
-      return merge(marked, new TableWriter.Committed(List.of(), 0, -1, List.of(new DeadLetter(l.entry, reason))));
+      return merge(marked, new TableWriter.Committed(List.of(), 0, -1, List.of(new DeadLetter(l.withImages(), reason))));
     }
     int half = todo.size() / 2;
     TableWriter.Committed total = new TableWriter.Committed(List.of(), 0, -1, List.of());

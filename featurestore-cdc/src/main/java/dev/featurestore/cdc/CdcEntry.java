@@ -79,6 +79,18 @@ public record CdcEntry(
    */
   static CdcEntry of(long seq, CdcOperation op, String collection, String docId, String shard,
       Map<String, ?> before, Map<String, ?> after, String transactionId) {
+    String id = check(op, collection, docId, before, after);
+    return new CdcEntry(seq, op, collection, id, shard == null ? "" : shard, image(before), image(after),
+        Optional.ofNullable(transactionId));
+  }
+
+  /**
+   * Checks the parts of an entry against the rules of the class comment; returns its doc id (a
+   * delete without one takes its before image's {@code id} or {@code _id}).
+   *
+   * @throws InvalidArgumentException with one of the messages in the class comment
+   */
+  static String check(CdcOperation op, String collection, String docId, Map<String, ?> before, Map<String, ?> after) {
     if (op == null) {
       throw new InvalidArgumentException("Cannot create CDC entry: unknown operation: null");
     }
@@ -103,8 +115,7 @@ public record CdcEntry(
       throw new InvalidArgumentException("Cannot create CDC entry: " + op.code() + " without an after image: "
           + collection + "/" + id);
     }
-    return new CdcEntry(seq, op, collection, id, shard == null ? "" : shard, image(before), image(after),
-        Optional.ofNullable(transactionId));
+    return id;
   }
 
   @SuppressWarnings("unchecked")

@@ -9,6 +9,8 @@ public enum CdcOperation {
   UPDATE,
   DELETE;
 
+  private final String code = name().toLowerCase(Locale.ROOT);
+
   /**
    * Parses {@code insert}, {@code update} or {@code delete} (any case; {@code i}, {@code u},
    * {@code d} and Debezium's {@code c}, {@code r} for insert are accepted too).
@@ -36,6 +38,6 @@ public enum CdcOperation {
 
   /** The lower-case name stored in the change log. */
   public String code() {
-    return name().toLowerCase(Locale.ROOT);
+    return code;
   }
 }

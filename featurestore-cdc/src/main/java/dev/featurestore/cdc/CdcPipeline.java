@@ -107,12 +107,14 @@ public final class CdcPipeline implements AutoCloseable {
    * @throws InvalidStateException if the pipeline is closed
    */
   public long createEntry(String operation, String collection, String docId, Map<String, ?> before, Map<String, ?> after) {
-    return accept(CdcEntry.of(0, CdcOperation.parse(operation), collection, docId, shard, before, after, null));
+    return createEntry(CdcOperation.parse(operation), collection, docId, before, after);
   }
 
   /** {@link #createEntry(String, String, String, Map, Map)} with a typed operation. */
   public long createEntry(CdcOperation operation, String collection, String docId, Map<String, ?> before, Map<String, ?> after) {
-    return accept(CdcEntry.of(0, operation, collection, docId, shard, before, after, null));
+    String id = CdcEntry.check(operation, collection, docId, before, after);
+    // the images are logged as JSON, written before this returns: no copy of the maps is kept
+    return acceptor.accept(0, operation, collection, id, null, json(before), json(after));
   }
 
   public long insert(String collection, String docId, Map<String, ?> after) {
@@ -157,9 +159,14 @@ public final class CdcPipeline implements AutoCloseable {
   }
 
   private long accept(CdcEntry entry) {
-    String beforeJson = entry.before().map(Json::write).orElse(null);
-    String afterJson = entry.after().map(Json::write).orElse(null);
-    return acceptor.accept(entry, beforeJson, afterJson);
+    return acceptor.accept(entry.sequenceId(), entry.operation(), entry.collection(), entry.docId(),
+        entry.transactionId().orElse(null), entry.before().map(Json::write).orElse(null),
+        entry.after().map(Json::write).orElse(null));
+  }
+
+  @SuppressWarnings("unchecked")
+  private static String json(Map<String, ?> image) {
+    return image == null ? null : Json.write((Map<String, Object>) image);
   }
 
   // ---- flushing

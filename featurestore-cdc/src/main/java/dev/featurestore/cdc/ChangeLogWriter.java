@@ -9,6 +9,7 @@ import java.io.UncheckedIOException;
 import java.time.LocalDateTime;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -29,7 +30,9 @@ import org.apache.iceberg.Transaction;
 import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.data.parquet.GenericParquetWriter;
+import org.apache.iceberg.encryption.EncryptedFiles;
 import org.apache.iceberg.inmemory.InMemoryOutputFile;
+import org.apache.iceberg.io.DataWriter;
 import org.apache.iceberg.io.FileAppender;
 import org.apache.iceberg.parquet.Parquet;
 import org.apache.iceberg.types.Types;
@@ -115,16 +118,23 @@ final class ChangeLogWriter implements TableWriter {
   Prepared prepare(Table target, List<Logged> entries, long commitMillis) {
     hooks.at("flush.before-write");
     PendingFiles.Marker marker = pending.start(name);
-    DataFileSink sink = new DataFileSink(target, target.schema(), writerProperties, marker);
+    boolean direct = ChangeLogRows.fits(target);
+    DataFileSink sink = direct
+        ? new DataFileSink(target, new ChangeLogRows(target, writerProperties, shard, commitMillis), marker)
+        : new DataFileSink(target, target.schema(), writerProperties, marker);
     List<DataFile> files;
     try {
-      RowFiller rows = new RowFiller(target.schema(), commitMillis);
+      RowFiller rows = direct ? null : new RowFiller(target.schema(), commitMillis);
       int half = entries.size() / 2;
       for (int i = 0; i < entries.size(); i++) {
         if (i == half) {
           hooks.at("flush.mid-write");
         }
-        sink.write(rows.fill(entries.get(i)));
+        if (direct) {
+          sink.write(entries.get(i));
+        } else {
+          sink.write(rows.fill(entries.get(i)));
+        }
       }
       files = sink.finish();
     } catch (RuntimeException | Error e) {
@@ -187,23 +197,35 @@ final class ChangeLogWriter implements TableWriter {
   public void warmUp() {
     Schema schema = table.schema();
     InMemoryOutputFile out = new InMemoryOutputFile();
-    FileAppender<Record> appender;
+    List<Logged> entries = new ArrayList<>();
+    for (int i = 1; i <= 200; i++) {
+      Map<String, Object> doc = Map.of("id", i, "name", "warm-up");
+      CdcEntry e = new CdcEntry(i, CdcOperation.INSERT, "warm-up", Integer.toString(i), shard, Optional.empty(),
+          Optional.empty(), Optional.empty());
+      entries.add(new Logged(e, System.currentTimeMillis(), null, Json.write(doc)));
+    }
     try {
-      appender = Parquet.write(out).schema(schema).setAll(table.properties()).setAll(writerProperties)
-          .createWriterFunc(type -> GenericParquetWriter.create(schema, type)).overwrite().build();
-      RowFiller rows = new RowFiller(schema, System.currentTimeMillis());
-      try (FileAppender<Record> a = appender) {
-        for (int i = 1; i <= 200; i++) {
-          Map<String, Object> doc = Map.of("id", i, "name", "warm-up");
-          String json = Json.write(doc);
-          CdcEntry e = new CdcEntry(i, CdcOperation.INSERT, "warm-up", Integer.toString(i), shard, Optional.empty(),
-              Optional.of(doc), Optional.empty());
-          a.add(rows.fill(new Logged(e, System.currentTimeMillis(), null, json)));
+      DataFile file;
+      if (ChangeLogRows.fits(table)) {
+        DataWriter<Logged> writer = new ChangeLogRows(table, writerProperties, shard,
+            System.currentTimeMillis()).newDataWriter(EncryptedFiles.plainAsEncryptedOutput(out),
+            PartitionSpec.unpartitioned(), null);
+        try (DataWriter<Logged> w = writer) {
+          entries.forEach(w::write);
         }
+        file = writer.toDataFile();
+      } else {
+        FileAppender<Record> appender = Parquet.write(out).schema(schema).setAll(table.properties())
+            .setAll(writerProperties).createWriterFunc(type -> GenericParquetWriter.create(schema, type)).overwrite()
+            .build();
+        RowFiller rows = new RowFiller(schema, System.currentTimeMillis());
+        try (FileAppender<Record> a = appender) {
+          entries.forEach(l -> a.add(rows.fill(l)));
+        }
+        file = DataFiles.builder(PartitionSpec.unpartitioned()).withPath(out.location())
+            .withFormat(FileFormat.PARQUET).withFileSizeInBytes(out.toByteArray().length)
+            .withMetrics(appender.metrics()).build();
       }
-      DataFile file = DataFiles.builder(PartitionSpec.unpartitioned()).withPath(out.location())
-          .withFormat(FileFormat.PARQUET).withFileSizeInBytes(out.toByteArray().length)
-          .withMetrics(appender.metrics()).build();
       ManifestWriter<DataFile> manifest = ManifestFiles.write(2, PartitionSpec.unpartitioned(), new InMemoryOutputFile(), 1L);
       try (ManifestWriter<DataFile> m = manifest) {
         m.add(file);

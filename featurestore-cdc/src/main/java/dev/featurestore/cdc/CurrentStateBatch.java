@@ -60,7 +60,7 @@ final class CurrentStateBatch {
       Map<String, Type> entryPromotions = new LinkedHashMap<>();
       String reason = plan(after, columns, entryAdds, entryPromotions, evolveSchema, maxTypedColumns);
       if (reason != null) {
-        dead.add(new DeadLetter(e, reason));
+        dead.add(new DeadLetter(logged.withImages(), reason));
         continue;
       }
       columns.putAll(entryAdds);

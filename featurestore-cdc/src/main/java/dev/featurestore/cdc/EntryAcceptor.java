@@ -2,11 +2,13 @@ package dev.featurestore.cdc;
 
 import dev.featurestore.InvalidArgumentException;
 import dev.featurestore.InvalidStateException;
+import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -50,27 +52,29 @@ final class EntryAcceptor {
   }
 
   /**
-   * Appends one entry to the log and to the open batch; returns its sequence id. An entry bringing
-   * its own sequence id at or below the committed high-water mark is a redelivery: it is skipped
+   * Appends one entry (checked already; its images as JSON) to the log and to the open batch;
+   * returns its sequence id. {@code ownSeq} 0 assigns the next one. An entry bringing its own
+   * sequence id at or below the committed high-water mark is a redelivery: it is skipped
    * (counted, not logged again) and its id is returned.
    */
-  long accept(CdcEntry entry, String beforeJson, String afterJson) {
+  long accept(long ownSeq, CdcOperation op, String collection, String docId, String txn, String beforeJson,
+      String afterJson) {
     lock.lock();
     try {
       checkOpen();
       long seq;
-      if (entry.sequenceId() == 0) {
+      if (ownSeq == 0) {
         seq = nextSeq;
-      } else if (entry.sequenceId() < nextSeq) {
+      } else if (ownSeq < nextSeq) {
         long committed = committedMark.getAsLong();
-        if (entry.sequenceId() <= committed) {
+        if (ownSeq <= committed) {
           metrics.redelivered.incrementAndGet();
-          return entry.sequenceId();
+          return ownSeq;
         }
         throw new InvalidArgumentException("Cannot accept CDC entry: sequence id not above the shard's last: "
-            + entry.sequenceId() + " <= " + (nextSeq - 1));
+            + ownSeq + " <= " + (nextSeq - 1));
       } else {
-        seq = entry.sequenceId();
+        seq = ownSeq;
       }
       while (pending >= settings.maxPending()) {
         if (settings.backpressure() == Backpressure.FAIL_FAST) {
@@ -83,14 +87,16 @@ final class EntryAcceptor {
         settings.hooks().at("accept.blocked");
         notFull.awaitUninterruptibly();
         checkOpen();
-        if (entry.sequenceId() == 0) {
+        if (ownSeq == 0) {
           seq = nextSeq;
         } else {
-          InvalidArgumentException.check(entry.sequenceId() >= nextSeq,
-              "Cannot accept CDC entry: sequence id not above the shard's last: %d <= %d", entry.sequenceId(), nextSeq - 1);
+          InvalidArgumentException.check(ownSeq >= nextSeq,
+              "Cannot accept CDC entry: sequence id not above the shard's last: %d <= %d", ownSeq, nextSeq - 1);
         }
       }
-      Logged logged = new Logged(entry.withSequence(seq, settings.shard()), System.currentTimeMillis(), beforeJson, afterJson);
+      CdcEntry entry = new CdcEntry(seq, op, collection, docId, settings.shard(), Optional.empty(), Optional.empty(),
+          Optional.ofNullable(txn));
+      Logged logged = new Logged(entry, System.currentTimeMillis(), beforeJson, afterJson);
       wal.append(logged); // throws before anything changes if the log cannot be written
       nextSeq = seq + 1;
       current.add(logged);
@@ -174,8 +180,17 @@ final class EntryAcceptor {
     }
   }
 
+  /**
+   * Waits until {@code batch} is on disk in the log as the fsync policy says (its segment is
+   * forced in the background under EVERY_BATCH); called before the batch is committed.
+   */
+  void awaitLogged(List<Logged> batch) {
+    wal.awaitSynced(batch.get(batch.size() - 1).seq());
+  }
+
   /** The oldest batch is committed to every table: drop it and the log segments it covers. */
   void committed(List<Logged> batch, FlushResult done, long minCommitted) {
+    List<Path> segments;
     lock.lock();
     try {
       history.addLast(done);
@@ -185,24 +200,29 @@ final class EntryAcceptor {
       lastBatchSeq = Math.max(lastBatchSeq, done.lastSequence().orElse(0));
       sealed.pollFirst();
       pending -= batch.size();
-      wal.deleteThrough(minCommitted);
+      segments = wal.detachThrough(minCommitted);
       notFull.signalAll();
     } finally {
       lock.unlock();
     }
+    if (!segments.isEmpty()) {
+      wal.later(() -> WriteAheadLog.delete(segments)); // not on the committing thread, not under the lock
+    }
   }
 
   /**
-   * Waits until a batch is due: one is sealed, or the open one is older than {@code intervalMillis}
-   * (then it is sealed). Returns false once the pipeline is closed.
+   * Waits until a batch is due: one is sealed, or the open one's oldest entry is within
+   * {@code leadMillis} of waiting {@code intervalMillis} (then it is sealed, so its commit ends
+   * about when the interval is up). Returns false once the pipeline is closed.
    */
-  boolean awaitDueBatch(long intervalMillis) throws InterruptedException {
+  boolean awaitDueBatch(long intervalMillis, long leadMillis) throws InterruptedException {
+    long due = intervalMillis - leadMillis;
     lock.lock();
     try {
       while (!closed && sealed.isEmpty() && !(intervalMillis > 0 && !current.isEmpty()
-          && System.currentTimeMillis() - current.get(0).acceptedMillis >= intervalMillis)) {
+          && System.currentTimeMillis() - current.get(0).acceptedMillis >= due)) {
         long wait = intervalMillis > 0 && !current.isEmpty()
-            ? Math.max(1, intervalMillis - (System.currentTimeMillis() - current.get(0).acceptedMillis))
+            ? Math.max(1, due - (System.currentTimeMillis() - current.get(0).acceptedMillis))
             : (intervalMillis > 0 ? intervalMillis : 1_000);
         work.await(wait, TimeUnit.MILLISECONDS);
       }

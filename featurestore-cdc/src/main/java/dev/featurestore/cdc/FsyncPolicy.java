@@ -9,7 +9,11 @@ package dev.featurestore.cdc;
 public enum FsyncPolicy {
   /** fsync before each {@code createEntry} returns: durable against power loss, slowest. */
   EVERY_ENTRY,
-  /** fsync when a batch is sealed for commit: a power loss may lose the unsealed batch. */
+  /**
+   * fsync each batch's log segment (then the log directory) when the batch is sealed, on the log's
+   * background thread, and before the batch is committed: a power loss may lose the open batch and
+   * a sealed one whose fsync has not finished (milliseconds).
+   */
   EVERY_BATCH,
   /** never fsync: durable against process death only. */
   NONE

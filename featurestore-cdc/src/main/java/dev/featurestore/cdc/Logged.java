@@ -1,8 +1,12 @@
 package dev.featurestore.cdc;
 
+import java.util.Optional;
+
 /**
- * An accepted entry as the pipeline holds it: the entry (with its sequence id), when it was
- * accepted, and its images as JSON text (what the write-ahead log and the change log store).
+ * An accepted entry as the pipeline holds it: the entry (its sequence id, operation, collection,
+ * doc id, shard and transaction id), when it was accepted, and its images as JSON text (what the
+ * write-ahead log and the change log store). The images are kept as that text only: {@code entry}
+ * has none, so accepting an entry copies no map; {@link #withImages()} reads them back.
  */
 final class Logged {
   final CdcEntry entry;
@@ -19,5 +23,12 @@ final class Logged {
 
   long seq() {
     return entry.sequenceId();
+  }
+
+  /** The entry with its images read back from their JSON (for a dead letter). */
+  CdcEntry withImages() {
+    return new CdcEntry(entry.sequenceId(), entry.operation(), entry.collection(), entry.docId(), entry.shardId(),
+        beforeJson == null ? Optional.empty() : Optional.of(Json.read(beforeJson)),
+        afterJson == null ? Optional.empty() : Optional.of(Json.read(afterJson)), entry.transactionId());
   }
 }

@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.Executor;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
@@ -39,10 +40,17 @@ final class PendingFiles {
 
   private final Path dir;
   private final boolean sync;
+  /** Where a finished batch's marker is deleted (not on the committing thread). */
+  private final Executor cleanup;
 
   PendingFiles(Path dir, FsyncPolicy fsync) {
+    this(dir, fsync, Runnable::run);
+  }
+
+  PendingFiles(Path dir, FsyncPolicy fsync, Executor cleanup) {
     this.dir = dir;
     this.sync = fsync != FsyncPolicy.NONE;
+    this.cleanup = cleanup;
   }
 
   /** A marker for one batch's files in {@code table} (created with the first file). */
@@ -90,8 +98,12 @@ final class PendingFiles {
       return List.copyOf(recorded);
     }
 
-    /** The batch's files are committed or deleted: forget them. */
-    synchronized void done() {
+    /** The batch's files are committed or deleted: forget them (the marker is deleted on the clean-up executor). */
+    void done() {
+      cleanup.execute(this::delete);
+    }
+
+    private synchronized void delete() {
       try {
         if (channel != null) {
           channel.close();

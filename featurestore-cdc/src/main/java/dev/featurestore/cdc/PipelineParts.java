@@ -16,7 +16,7 @@ record PipelineParts(ShardLease lease, BatchCommitter committer, EntryAcceptor a
     try {
       lease = ShardLease.acquire(s);
       Hooks hooks = lease.fencing(s.hooks());
-      PendingFiles pending = new PendingFiles(wal.directory(), s.fsync());
+      PendingFiles pending = new PendingFiles(wal.directory(), s.fsync(), wal::later);
       CdcTables.Writers targets = CdcTables.writers(s, hooks, pending);
       List<TableWriter> writers = targets.all();
       pending.clean(writers); // files a killed batch may have left

@@ -6,6 +6,7 @@ import dev.featurestore.StorageException;
 import dev.featurestore.TableId;
 import dev.featurestore.core.base.CatalogLease;
 import java.net.InetAddress;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,8 +21,12 @@ import org.slf4j.LoggerFactory;
 /**
  * The pipeline's ownership of its shard in each target table: one {@link CatalogLease} per
  * table, named {@code cdc:<table>#<shard>}, acquired when the pipeline opens, renewed in the
- * background every third of its duration, renewed (so checked) right before each commit (a lost
- * one fails the commit, which is not made) and released on close.
+ * background every third of its duration, checked right before each commit (a lost one fails the
+ * commit, which is not made) and released on close. The check reads the lease row: still this
+ * pipeline's, with at least half its duration left, the commit starts within the duration of the
+ * last renewal, which is what fences it; otherwise it renews the lease there and then. (It used to
+ * renew before every commit: one more synced write to the catalog database per commit, ~10 ms
+ * here.)
  */
 final class ShardLease implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ShardLease.class);
@@ -30,6 +35,7 @@ final class ShardLease implements AutoCloseable {
   private final CatalogLease leases;
   private final String shard;
   private final Duration ttl;
+  private final Clock clock;
   private final List<CatalogLease.Grant> grants = new ArrayList<>();
   private final ScheduledExecutorService renewer;
   private volatile String lost;
@@ -38,13 +44,15 @@ final class ShardLease implements AutoCloseable {
     this.leases = null;
     this.shard = null;
     this.ttl = null;
+    this.clock = null;
     this.renewer = null;
   }
 
-  private ShardLease(CatalogLease leases, String shard, Duration ttl) {
+  private ShardLease(CatalogLease leases, String shard, Duration ttl, Clock clock) {
     this.leases = leases;
     this.shard = shard;
     this.ttl = ttl;
+    this.clock = clock;
     this.renewer = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "featurestore-cdc-lease-" + shard);
       t.setDaemon(true);
@@ -70,14 +78,14 @@ final class ShardLease implements AutoCloseable {
     if (s.currentState() != null) {
       tables.add(s.currentState());
     }
-    Optional<CatalogLease> leases = CatalogLease.forStore(s.store().config(),
-        s.leaseClock() != null ? s.leaseClock() : s.store().config().clock());
+    Clock clock = s.leaseClock() != null ? s.leaseClock() : s.store().config().clock();
+    Optional<CatalogLease> leases = CatalogLease.forStore(s.store().config(), clock);
     if (leases.isEmpty()) {
       throw new InvalidArgumentException("Cannot build CDC pipeline: the store's catalog ("
           + s.store().config().catalogKind() + ") has no database for a shard lease; call withoutShardLease() if"
           + " one writer per shard is guaranteed otherwise: " + s.shard());
     }
-    ShardLease lease = new ShardLease(leases.get(), s.shard(), s.leaseDuration());
+    ShardLease lease = new ShardLease(leases.get(), s.shard(), s.leaseDuration(), clock);
     String host = host();
     String logDir = s.walDirectory().resolve(s.shard()).toAbsolutePath().normalize().toString();
     String owner = host + "/" + ProcessHandle.current().pid() + "/" + UUID.randomUUID().toString().substring(0, 8)
@@ -143,18 +151,24 @@ final class ShardLease implements AutoCloseable {
 
   private void renewAll() {
     for (int i = 0; i < grants.size(); i++) {
-      try {
-        grants.set(i, leases.renew(grants.get(i), ttl));
-      } catch (InvalidStateException e) {
-        lost = "Cannot commit CDC batch: the lease of shard " + shard + " was lost: " + e.getMessage();
-        throw new CdcLeaseException(lost, e);
-      }
+      renew(i);
+    }
+  }
+
+  private void renew(int i) {
+    try {
+      grants.set(i, leases.renew(grants.get(i), ttl));
+    } catch (InvalidStateException e) {
+      lost = "Cannot commit CDC batch: the lease of shard " + shard + " was lost: " + e.getMessage();
+      throw new CdcLeaseException(lost, e);
     }
   }
 
   /**
-   * Right before a commit: renews every lease with its token (one conditional update in the
-   * catalog database), so a commit is made only while this pipeline demonstrably holds the shard.
+   * Right before a commit: reads every lease (one query in the catalog database); one no longer
+   * held with this pipeline's token and at least half its duration left is renewed with its token
+   * (one conditional update), which fails once another owner took it. So a commit is made only
+   * while this pipeline demonstrably holds the shard.
    *
    * @throws CdcLeaseException if a lease was lost or taken over (the commit must not be made)
    * @throws StorageException if the lease cannot be renewed now, or CommitConflictException if the
@@ -167,7 +181,15 @@ final class ShardLease implements AutoCloseable {
     if (lost != null) {
       throw new CdcLeaseException(lost);
     }
-    renewAll();
+    long least = clock.millis() + ttl.toMillis() / 2;
+    for (int i = 0; i < grants.size(); i++) {
+      CatalogLease.Grant held = grants.get(i);
+      Optional<CatalogLease.Grant> row = leases.holder(held.name());
+      if (row.isEmpty() || row.get().token() != held.token() || !row.get().owner().equals(held.owner())
+          || row.get().expiresAt().toEpochMilli() < least) {
+        renew(i);
+      }
+    }
   }
 
   @Override

@@ -9,7 +9,8 @@ import java.util.zip.CRC32;
  * The write-ahead log's record format. A record is framed as {@code int length, int
  * crc32(payload), payload}; the payload is {@code long sequence, byte operation, long accepted
  * millis} and five length-prefixed UTF-8 strings (collection, document id, transaction id, before
- * and after JSON; length -1 for none). Not thread-safe: one codec per log (it reuses its buffer).
+ * and after JSON; length -1 for none). Not thread-safe: one codec per log (it reuses its buffer
+ * and holds the prepared record).
  */
 final class WalRecordCodec {
   /** Bytes before the payload: length and checksum. */
@@ -18,27 +19,39 @@ final class WalRecordCodec {
   static final int MIN_PAYLOAD_BYTES = 8 + 1 + 8 + 4 * 5;
 
   private final CRC32 crc = new CRC32();
-  /** Direct, so a write hands it to the kernel without a copy into a temporary direct buffer. */
+  /** A scratch buffer for {@link #encode}, reused. */
   private ByteBuffer buffer = ByteBuffer.allocateDirect(64 * 1024);
+  /** The parts of the record {@link #prepare} prepared, for {@link #writeTo}. */
+  private Logged logged;
+  private byte[] collection;
+  private byte[] docId;
+  private byte[] txn;
+  private byte[] before;
+  private byte[] after;
+  private int frame;
+
+  /** Prepares the record of {@code logged} for {@link #writeTo}; returns its framed size in bytes. */
+  int prepare(Logged logged) {
+    CdcEntry e = logged.entry;
+    this.logged = logged;
+    collection = e.collection().getBytes(StandardCharsets.UTF_8);
+    docId = e.docId().getBytes(StandardCharsets.UTF_8);
+    txn = e.transactionId().map(t -> t.getBytes(StandardCharsets.UTF_8)).orElse(null);
+    before = logged.beforeJson == null ? null : logged.beforeJson.getBytes(StandardCharsets.UTF_8);
+    after = logged.afterJson == null ? null : logged.afterJson.getBytes(StandardCharsets.UTF_8);
+    frame = HEADER_BYTES + MIN_PAYLOAD_BYTES + collection.length + docId.length + len(txn) + len(before) + len(after);
+    return frame;
+  }
 
   /**
-   * Encodes one record, framed; the buffer returned is ready to write (position 0, limit at the
-   * end of the record) and is reused by the next call.
+   * Writes the prepared record, framed, at {@code b}'s position (it needs the size
+   * {@link #prepare} returned); {@code b}'s position ends after the record.
    */
-  ByteBuffer encode(Logged logged) {
+  void writeTo(ByteBuffer b) {
+    int start = b.position();
+    int limit = b.limit();
+    b.position(start + HEADER_BYTES);
     CdcEntry e = logged.entry;
-    byte[] collection = e.collection().getBytes(StandardCharsets.UTF_8);
-    byte[] docId = e.docId().getBytes(StandardCharsets.UTF_8);
-    byte[] txn = e.transactionId().map(t -> t.getBytes(StandardCharsets.UTF_8)).orElse(null);
-    byte[] before = logged.beforeJson == null ? null : logged.beforeJson.getBytes(StandardCharsets.UTF_8);
-    byte[] after = logged.afterJson == null ? null : logged.afterJson.getBytes(StandardCharsets.UTF_8);
-    int payload = MIN_PAYLOAD_BYTES + collection.length + docId.length + len(txn) + len(before) + len(after);
-    if (buffer.capacity() < payload + HEADER_BYTES) {
-      buffer = ByteBuffer.allocateDirect(Math.max(payload + HEADER_BYTES, buffer.capacity() * 2));
-    }
-    ByteBuffer b = buffer;
-    b.clear();
-    b.position(HEADER_BYTES);
     b.putLong(e.sequenceId());
     b.put((byte) e.operation().ordinal());
     b.putLong(logged.acceptedMillis);
@@ -49,11 +62,27 @@ final class WalRecordCodec {
     putBytes(b, after);
     int end = b.position();
     crc.reset();
-    crc.update(b.duplicate().position(HEADER_BYTES).limit(end));
-    b.putInt(0, end - HEADER_BYTES);
-    b.putInt(4, (int) crc.getValue());
-    b.position(0);
-    b.limit(end);
+    b.limit(end).position(start + HEADER_BYTES);
+    crc.update(b); // not through duplicate(): an allocation per record
+    b.limit(limit);
+    b.putInt(start, end - start - HEADER_BYTES);
+    b.putInt(start + 4, (int) crc.getValue());
+    logged = null;
+  }
+
+  /**
+   * Encodes one record, framed; the buffer returned is ready to write (position 0, limit at the
+   * end of the record) and is reused by the next call.
+   */
+  ByteBuffer encode(Logged logged) {
+    int size = prepare(logged);
+    if (buffer.capacity() < size) {
+      buffer = ByteBuffer.allocateDirect(Math.max(size, buffer.capacity() * 2));
+    }
+    ByteBuffer b = buffer;
+    b.clear();
+    writeTo(b);
+    b.flip();
     return b;
   }
 
@@ -86,8 +115,7 @@ final class WalRecordCodec {
     String txn = getString(b);
     String before = getString(b);
     String after = getString(b);
-    CdcEntry entry = new CdcEntry(seq, op, collection, docId, "", before == null ? Optional.empty() : Optional.of(Json.read(before)),
-        after == null ? Optional.empty() : Optional.of(Json.read(after)), Optional.ofNullable(txn));
+    CdcEntry entry = new CdcEntry(seq, op, collection, docId, "", Optional.empty(), Optional.empty(), Optional.ofNullable(txn));
     return new Logged(entry, accepted, before, after);
   }
 

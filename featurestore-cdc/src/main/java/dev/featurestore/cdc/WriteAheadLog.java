@@ -17,6 +17,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,13 +37,27 @@ import org.slf4j.LoggerFactory;
  * acknowledged) is cut off; a bad record followed by valid ones is handled as the
  * {@link WalRecovery} mode says (by default the open fails).
  *
+ * <p>Records are copied into a memory mapping of the segment file ({@link WalSegmentFile}): in
+ * the page cache on return, without a system call per record. A background thread
+ * ({@code featurestore-cdc-wal-<shard>}) zero-fills the next segment file ahead (a spare, renamed
+ * when the segment opens) and, under {@link FsyncPolicy#EVERY_BATCH}, forces each sealed segment
+ * and the directory, so the thread that seals a batch does not wait for the disk; a batch is
+ * committed only after its segment was forced ({@link #awaitSynced}). An all-zero tail of a
+ * segment is space not written yet (a process killed before the segment was sealed and cut to
+ * its length), not a damaged record.
+ *
  * <p>A lock file keeps a second pipeline (in this or another process) off the same shard.
- * Not thread-safe: the pipeline calls it under its accept lock.
+ * Not thread-safe, except {@link #awaitSynced}: the pipeline calls it under its accept lock.
  */
 final class WriteAheadLog implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(WriteAheadLog.class);
   private static final String PREFIX = "wal-";
   private static final String SUFFIX = ".log";
+  private static final String SPARE_PREFIX = "spare-";
+  private static final String SPARE_SUFFIX = ".tmp";
+  /** Smallest and largest zero-filled size of a new segment; it follows the size of the last batch's. */
+  private static final long MIN_SEGMENT_BYTES = 1 << 20;
+  private static final long MAX_SEGMENT_BYTES = 64L << 20;
 
   private final Path dir;
   private final FsyncPolicy fsync;
@@ -47,9 +67,21 @@ final class WriteAheadLog implements AutoCloseable {
   /** Closed segments: path to the highest sequence id in it. */
   private final TreeMap<Long, Segment> segments = new TreeMap<>();
   private final WalRecordCodec codec = new WalRecordCodec();
-  private FileChannel current;
+  private final String shard;
+  private WalSegmentFile current;
   private Segment currentSegment;
   private long bytesWritten;
+  /** Zero-filled size of the next segment file. */
+  private long segmentBytes = MIN_SEGMENT_BYTES;
+  /** Spares, the syncs of sealed segments and clean-up, one at a time. */
+  private final ExecutorService background;
+  private Future<WalSegmentFile> spare;
+  private long spares;
+
+  /** The background syncs, read by the flusher: segments sealed and forced through these sequences. */
+  private final Object syncs = new Object();
+  private long sealedThrough;
+  private long syncedThrough;
 
   private static final class Segment {
     final Path path;
@@ -65,6 +97,7 @@ final class WriteAheadLog implements AutoCloseable {
 
   WriteAheadLog(Path root, String shard, FsyncPolicy fsync, Hooks hooks) {
     this.dir = root.resolve(shard);
+    this.shard = shard;
     this.fsync = fsync;
     this.hooks = hooks;
     try {
@@ -82,6 +115,12 @@ final class WriteAheadLog implements AutoCloseable {
             + " is in use by another pipeline: " + dir);
       }
       lock = acquired;
+      deleteSpares();
+      background = Executors.newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, "featurestore-cdc-wal-" + shard);
+        t.setDaemon(true);
+        return t;
+      });
     } catch (IOException e) {
       throw new StorageException("Cannot open CDC write-ahead log: " + dir + ": " + e.getMessage(), e);
     }
@@ -203,6 +242,9 @@ final class WriteAheadLog implements AutoCloseable {
     int pos = 0;
     int size = all.limit();
     while (pos < size) {
+      if (all.get(pos) == 0 && WalSegmentFile.zeroFrom(all, pos)) {
+        break; // zero-filled space the killed process had not written yet
+      }
       String problem = WalRecordCodec.problemAt(all, pos);
       Logged logged = null;
       byte[] frame = null;
@@ -265,83 +307,240 @@ final class WriteAheadLog implements AutoCloseable {
       if (current == null) {
         open(logged.seq());
       }
-      ByteBuffer frame = codec.encode(logged);
-      if (hooks != Hooks.NONE && frame.remaining() > 16) {
-        int half = frame.limit() / 2;
-        int limit = frame.limit();
-        frame.limit(half);
-        writeFully(frame);
-        hooks.at("wal.torn");
-        frame.limit(limit);
+      int size;
+      if (hooks == Hooks.NONE) {
+        size = codec.prepare(logged);
+        ByteBuffer room = current.room(size);
+        try {
+          codec.writeTo(room); // straight into the mapping
+        } catch (InternalError e) {
+          // a fault in the mapped memory (the JVM's report of SIGBUS): the file cannot be written
+          current.rewind();
+          throw new IOException("cannot write the mapped segment: " + e.getMessage(), e);
+        }
+        current.advance(size);
+      } else {
+        ByteBuffer frame = codec.encode(logged);
+        size = frame.limit();
+        if (size > 16) {
+          frame.limit(size / 2);
+          current.put(frame);
+          hooks.at("wal.torn");
+          frame.limit(size);
+        }
+        current.put(frame);
       }
-      writeFully(frame);
-      bytesWritten += frame.limit();
+      bytesWritten += size;
       currentSegment.lastSeq = logged.seq();
       if (fsync == FsyncPolicy.EVERY_ENTRY) {
-        current.force(false);
+        current.force();
       }
     } catch (IOException e) {
       throw new StorageException("Cannot append to CDC write-ahead log: " + dir + ": " + e.getMessage(), e);
     }
   }
 
-  private void writeFully(ByteBuffer frame) throws IOException {
-    while (frame.hasRemaining()) {
-      current.write(frame);
-    }
-  }
-
   private void open(long firstSeq) throws IOException {
     Path path = dir.resolve(String.format("%s%020d%s", PREFIX, firstSeq, SUFFIX));
-    current = FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.APPEND);
+    WalSegmentFile file = takeSpare();
+    if (file != null) {
+      try {
+        file.moveTo(path);
+      } catch (IOException e) {
+        closeQuietly(file);
+        deleteQuietly(file.path());
+        file = null;
+      }
+    }
+    if (file == null) {
+      file = WalSegmentFile.create(path, segmentBytes);
+    }
+    current = file;
     currentSegment = new Segment(path, firstSeq, firstSeq - 1);
-    if (fsync != FsyncPolicy.NONE) {
-      syncDirectory();
+    if (fsync == FsyncPolicy.EVERY_ENTRY) {
+      syncDirectory(); // each entry is on disk on return: so is the file's name
+    }
+    spare = background.submit(() -> WalSegmentFile.create(dir.resolve(SPARE_PREFIX + (++spares) + SPARE_SUFFIX),
+        segmentBytes));
+  }
+
+  /** The spare segment file the background thread zero-filled (waiting for it if need be), or null if that failed. */
+  private WalSegmentFile takeSpare() {
+    Future<WalSegmentFile> ready = spare;
+    spare = null;
+    if (ready == null) {
+      return null;
+    }
+    boolean interrupted = false;
+    try {
+      while (true) {
+        try {
+          return ready.get();
+        } catch (InterruptedException e) {
+          interrupted = true;
+        }
+      }
+    } catch (ExecutionException | CancellationException e) {
+      LOG.debug("CDC write-ahead log {}: no spare segment: {}", dir, e.toString());
+      return null;
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
     }
   }
 
-  /** Closes the current segment (syncing it unless the policy is NONE); the next append opens a new one. */
+  /** Closes and deletes a spare that will not be used (on the background thread). */
+  private static void dropSpare(Future<WalSegmentFile> spare) {
+    try {
+      WalSegmentFile file = spare.get();
+      closeQuietly(file);
+      deleteQuietly(file.path());
+    } catch (ExecutionException | CancellationException | InterruptedException e) {
+      // none was made
+    }
+  }
+
+  /**
+   * Runs {@code task} on the log's background thread (after the work queued before it), or here
+   * once the log is closed. Thread-safe. For clean-up off the committing thread: {@link #close}
+   * waits for it.
+   */
+  void later(Runnable task) {
+    try {
+      background.execute(task);
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      task.run();
+    }
+  }
+
+  /**
+   * Seals the current segment: cuts it to its records, and closes it (forcing it and the directory
+   * first under EVERY_BATCH) on the background thread; the next append opens a new one.
+   */
   void roll() {
     if (current == null) {
       return;
     }
-    try {
-      if (fsync == FsyncPolicy.EVERY_BATCH) {
-        current.force(false);
-      }
-      current.close();
-    } catch (IOException e) {
-      throw new StorageException("Cannot close CDC write-ahead log segment: " + currentSegment.path + ": " + e.getMessage(), e);
-    } finally {
-      current = null;
-    }
-    if (currentSegment.lastSeq >= currentSegment.firstSeq) {
-      segments.put(currentSegment.firstSeq, currentSegment);
-    } else {
-      deleteQuietly(currentSegment.path);
-    }
+    WalSegmentFile file = current;
+    Segment sealed = currentSegment;
+    current = null;
     currentSegment = null;
+    if (sealed.lastSeq < sealed.firstSeq) {
+      closeQuietly(file);
+      deleteQuietly(sealed.path);
+      return;
+    }
+    try {
+      file.truncate();
+    } catch (IOException e) {
+      // the zero-filled tail stays: recovery reads it as unwritten space
+      LOG.warn("Cannot cut CDC write-ahead log segment {} to its length: {}", sealed.path, e.toString());
+    }
+    segments.put(sealed.firstSeq, sealed);
+    segmentBytes = Math.min(MAX_SEGMENT_BYTES, Math.max(MIN_SEGMENT_BYTES, roundUp(file.length() + file.length() / 4)));
+    if (fsync != FsyncPolicy.EVERY_BATCH) {
+      background.execute(() -> closeQuietly(file));
+      return;
+    }
+    synchronized (syncs) {
+      sealedThrough = sealed.lastSeq;
+    }
+    background.execute(() -> {
+      try {
+        file.force();
+        syncDirectory();
+      } catch (IOException | RuntimeException e) {
+        // the batch is committed all the same: the table then holds what the log could not keep
+        LOG.warn("Cannot force CDC write-ahead log segment {} to disk: {}", sealed.path, e.toString());
+      } finally {
+        closeQuietly(file);
+        synchronized (syncs) {
+          syncedThrough = Math.max(syncedThrough, sealed.lastSeq);
+          syncs.notifyAll();
+        }
+      }
+    });
+  }
+
+  /**
+   * Waits until the sealed segments holding sequences up to {@code seq} are forced to disk (under
+   * EVERY_BATCH; at once under the other policies). Thread-safe.
+   */
+  void awaitSynced(long seq) {
+    boolean interrupted = false;
+    synchronized (syncs) {
+      while (syncedThrough < Math.min(seq, sealedThrough)) {
+        try {
+          syncs.wait();
+        } catch (InterruptedException e) {
+          interrupted = true;
+        }
+      }
+    }
+    if (interrupted) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private static long roundUp(long bytes) {
+    long mb = 1 << 20;
+    return (bytes + mb - 1) / mb * mb;
+  }
+
+  private static void closeQuietly(WalSegmentFile file) {
+    try {
+      file.close();
+    } catch (IOException e) {
+      LOG.warn("Cannot close CDC write-ahead log segment {}: {}", file.path(), e.toString());
+    }
+  }
+
+  private void deleteSpares() throws IOException {
+    try (DirectoryStream<Path> stream = Files.newDirectoryStream(dir, SPARE_PREFIX + "*" + SPARE_SUFFIX)) {
+      for (Path p : stream) {
+        deleteQuietly(p);
+      }
+    }
   }
 
   /** Deletes every closed segment whose entries are all at or below {@code committedSeq}. */
   int deleteThrough(long committedSeq) {
-    int deleted = 0;
+    List<Path> files = detachThrough(committedSeq);
+    delete(files);
+    return files.size();
+  }
+
+  /**
+   * Forgets every closed segment whose entries are all at or below {@code committedSeq} and returns
+   * their files, for the caller to {@link #delete} outside its lock.
+   */
+  List<Path> detachThrough(long committedSeq) {
+    List<Path> files = new ArrayList<>();
     Iterator<Map.Entry<Long, Segment>> it = segments.entrySet().iterator();
     while (it.hasNext()) {
       Segment segment = it.next().getValue();
       if (segment.lastSeq > committedSeq) {
         break;
       }
-      try {
-        Files.deleteIfExists(segment.path);
-      } catch (IOException e) {
-        LOG.warn("Cannot delete committed CDC write-ahead log segment {}: {}", segment.path, e.toString());
-        break;
-      }
       it.remove();
-      deleted++;
+      files.add(segment.path);
     }
-    return deleted;
+    return files;
+  }
+
+  /**
+   * Deletes committed segment files. One that cannot be deleted stays on disk until the next open,
+   * which finds its entries committed and deletes it then.
+   */
+  static void delete(List<Path> files) {
+    for (Path file : files) {
+      try {
+        Files.deleteIfExists(file);
+      } catch (IOException e) {
+        LOG.warn("Cannot delete committed CDC write-ahead log segment {}: {}", file, e.toString());
+      }
+    }
   }
 
   /** Segments on disk (closed plus the open one). */
@@ -360,18 +559,48 @@ final class WriteAheadLog implements AutoCloseable {
     return segments.isEmpty() ? Optional.empty() : Optional.of(segments.lastEntry().getValue().lastSeq);
   }
 
+  /** Cuts the open segment to its records (forcing it unless the policy is NONE), finishes the background work, deletes the spare. */
   @Override
   public void close() {
-    try {
-      if (current != null) {
+    if (current != null) {
+      WalSegmentFile file = current;
+      current = null;
+      try {
+        file.truncate();
         if (fsync != FsyncPolicy.NONE) {
-          current.force(false);
+          file.force();
         }
-        current.close();
-        current = null;
+      } catch (IOException e) {
+        LOG.warn("Cannot close CDC write-ahead log {}: {}", dir, e.toString());
+      } finally {
+        closeQuietly(file);
       }
-    } catch (IOException e) {
-      LOG.warn("Cannot close CDC write-ahead log {}: {}", dir, e.toString());
+      if (currentSegment.lastSeq >= currentSegment.firstSeq) {
+        segments.put(currentSegment.firstSeq, currentSegment);
+      } else {
+        deleteQuietly(currentSegment.path);
+      }
+      currentSegment = null;
+    }
+    Future<WalSegmentFile> left = spare;
+    spare = null;
+    if (left != null) {
+      background.execute(() -> dropSpare(left));
+    }
+    background.shutdown();
+    boolean interrupted = false;
+    while (true) {
+      try {
+        if (background.awaitTermination(1, TimeUnit.MINUTES)) {
+          break;
+        }
+        LOG.warn("CDC write-ahead log {}: still waiting for its background thread", dir);
+      } catch (InterruptedException e) {
+        interrupted = true;
+      }
+    }
+    if (interrupted) {
+      Thread.currentThread().interrupt();
     }
     try {
       lock.release();

@@ -126,6 +126,38 @@ class WalCorruptionTest {
     }
   }
 
+  /**
+   * A segment is zero-filled ahead of its records and cut to their length when sealed; a process
+   * killed before that leaves the zeros: unwritten space, neither a torn record nor corruption.
+   */
+  @Test
+  void zeroFilledTail_isUnwrittenSpace() throws IOException {
+    Path segment = logFive();
+    try (var channel = java.nio.channels.FileChannel.open(segment, java.nio.file.StandardOpenOption.APPEND)) {
+      channel.write(ByteBuffer.allocate(1 << 20));
+    }
+    try (FeatureStore store = FeatureStore.openLocal(dir.resolve("store"))) {
+      try (CdcPipeline cdc = pipeline(store).build()) {
+        assertThat(cdc.recoveredEntries()).isEqualTo(5);
+        assertThat(cdc.skippedWalRecords()).isZero();
+      }
+      assertThat(CdcTestSupport.sequences(store, LOG)).containsExactlyInAnyOrder(1L, 2L, 3L, 4L, 5L);
+    }
+  }
+
+  @Test
+  void zerosFollowedByValidRecords_areCorruption() throws IOException {
+    Path segment = logFive();
+    int second = offsets(segment).get(1);
+    int third = offsets(segment).get(2);
+    byte[] bytes = Files.readAllBytes(segment);
+    java.util.Arrays.fill(bytes, second, third, (byte) 0);
+    Files.write(segment, bytes);
+    try (FeatureStore store = FeatureStore.openLocal(dir.resolve("store"))) {
+      assertThatThrownBy(() -> pipeline(store).build()).isInstanceOf(WalCorruptionException.class);
+    }
+  }
+
   @Test
   void badLastRecord_isATornTail() throws IOException {
     Path segment = logFive();
