@@ -62,7 +62,8 @@ final class Execution implements AutoCloseable {
         timeoutTask = engine.timer().schedule(() -> cancel(true), timeout.toNanos(), TimeUnit.NANOSECONDS);
       }
       connection = engine.newConnection();
-      List<MetadataRelations.Name> metadata = SqlGuard.check(connection, sql, relations.keySet(), engine.limits());
+      List<MetadataRelations.Name> metadata = engine.verdicts().check(connection, sql, relations.keySet(),
+          engine.limits());
       long start = System.nanoTime();
       for (Map.Entry<String, TimeTravelQuery> relation : relations.entrySet()) {
         TimeTravelQuery version = relation.getValue();
