@@ -85,7 +85,9 @@ final class Execution implements AutoCloseable {
         PlannedScan scan = scans.get(i);
         Map<String, String> rewritten;
         try {
-          rewritten = NestedFallback.rewrite(scan, Relations.readFields(scan).values(), paths.get(i), fallbackDirectory());
+          // the directory only when a file needs the rewrite: most queries need none
+          rewritten = NestedFallback.rewrite(scan, Relations.readFields(scan).values(), paths.get(i),
+              this::fallbackDirectory);
         } catch (RuntimeException e) {
           throw Errors.translate(e, "read table " + scan.tableId());
         }
