@@ -52,6 +52,7 @@ final class DuckEngine implements SqlEngine {
   private final Set<Execution> running = ConcurrentHashMap.newKeySet();
   private final ScanPlanner.PlanCache plans = new ScanPlanner.PlanCache(64, 100_000);
   private final SqlGuard.Limits limits;
+  private final SqlGuard.Verdicts verdicts = new SqlGuard.Verdicts(128, 16_384);
   private volatile boolean closed = false;
 
   DuckEngine(FeatureStore store, int threads, String memoryLimit, Optional<Path> work, long cacheMaxBytes,
@@ -177,6 +178,10 @@ final class DuckEngine implements SqlEngine {
 
   SqlGuard.Limits limits() {
     return limits;
+  }
+
+  SqlGuard.Verdicts verdicts() {
+    return verdicts;
   }
 
   FeatureStore store() {

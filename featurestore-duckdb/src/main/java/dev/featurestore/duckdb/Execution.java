@@ -62,7 +62,8 @@ final class Execution implements AutoCloseable {
         timeoutTask = engine.timer().schedule(() -> cancel(true), timeout.toNanos(), TimeUnit.NANOSECONDS);
       }
       connection = engine.newConnection();
-      List<MetadataRelations.Name> metadata = SqlGuard.check(connection, sql, relations.keySet(), engine.limits());
+      List<MetadataRelations.Name> metadata = engine.verdicts().check(connection, sql, relations.keySet(),
+          engine.limits());
       long start = System.nanoTime();
       for (Map.Entry<String, TimeTravelQuery> relation : relations.entrySet()) {
         TimeTravelQuery version = relation.getValue();
@@ -84,7 +85,9 @@ final class Execution implements AutoCloseable {
         PlannedScan scan = scans.get(i);
         Map<String, String> rewritten;
         try {
-          rewritten = NestedFallback.rewrite(scan, Relations.readFields(scan).values(), paths.get(i), fallbackDirectory());
+          // the directory only when a file needs the rewrite: most queries need none
+          rewritten = NestedFallback.rewrite(scan, Relations.readFields(scan).values(), paths.get(i),
+              this::fallbackDirectory);
         } catch (RuntimeException e) {
           throw Errors.translate(e, "read table " + scan.tableId());
         }

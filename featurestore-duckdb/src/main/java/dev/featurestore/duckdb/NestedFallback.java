@@ -44,10 +44,11 @@ final class NestedFallback {
 
   /**
    * Rewrites the data files of {@code scan} whose nested fields do not match {@code fields} by
-   * name; returns their rewritten local paths by data file location (empty if none needed it).
+   * name into {@code directory} (asked for only when a file needs it); returns their rewritten
+   * local paths by data file location (empty if none needed it).
    */
   static Map<String, String> rewrite(PlannedScan scan, Collection<Types.NestedField> fields, Map<String, String> local,
-      Path directory) {
+      java.util.function.Supplier<Path> directory) {
     List<Types.NestedField> nested = fields.stream().filter(f -> f.type().isNestedType()).toList();
     Map<String, String> rewritten = new LinkedHashMap<>();
     if (nested.isEmpty()) {
@@ -66,7 +67,7 @@ final class NestedFallback {
       if (readSchema == null) {
         readSchema = internalSchema(fields);
       }
-      Path target = directory.resolve(UUID.randomUUID() + ".parquet");
+      Path target = directory.get().resolve(UUID.randomUUID() + ".parquet");
       copyThroughIceberg(task, path, target, readSchema);
       rewritten.put(location, target.toString());
     }

@@ -37,6 +37,56 @@ final class SqlGuard {
   record Limits(int maxSqlLength, String memoryLimit, long memoryLimitBytes) {}
 
   /**
+   * Texts that passed the check, with the metadata relations they name: the check is a function
+   * of the text, the relation names and the engine's limits, so a repeated query skips DuckDB's
+   * parse and the tree walk (~1 ms). Refusals are not kept (they are checked again). Only texts of
+   * up to {@code maxTextLength} characters are kept, at most {@code maxEntries}. Thread-safe.
+   */
+  static final class Verdicts {
+    private final int maxEntries;
+    private final int maxTextLength;
+    private final java.util.LinkedHashMap<String, java.util.List<MetadataRelations.Name>> entries =
+        new java.util.LinkedHashMap<>(16, 0.75f, true);
+
+    Verdicts(int maxEntries, int maxTextLength) {
+      this.maxEntries = maxEntries;
+      this.maxTextLength = maxTextLength;
+    }
+
+    /** The check's result for {@code sql} with these relations, from the cache or checked now. */
+    java.util.List<MetadataRelations.Name> check(Connection connection, String sql, Set<String> relations,
+        Limits limits) {
+      if (sql.length() > maxTextLength) {
+        return SqlGuard.check(connection, sql, relations, limits);
+      }
+      String key = key(sql, relations);
+      synchronized (this) {
+        java.util.List<MetadataRelations.Name> known = entries.get(key);
+        if (known != null) {
+          return known;
+        }
+      }
+      java.util.List<MetadataRelations.Name> checked = SqlGuard.check(connection, sql, relations, limits);
+      synchronized (this) {
+        entries.put(key, checked);
+        java.util.Iterator<String> eldest = entries.keySet().iterator();
+        while (entries.size() > maxEntries && eldest.hasNext()) {
+          eldest.next();
+          eldest.remove();
+        }
+      }
+      return checked;
+    }
+
+    /** Relation names as the check compares them (case-insensitively), in a fixed order, then the text. */
+    private static String key(String sql, Set<String> relations) {
+      java.util.TreeSet<String> names = new java.util.TreeSet<>();
+      relations.forEach(name -> names.add(name.toLowerCase(Locale.ROOT)));
+      return String.join(",", names) + "\n" + sql;
+    }
+  }
+
+  /**
    * Checks {@code sql}; returns the metadata relations it names ({@link MetadataRelations}), which
    * the caller registers besides {@code relations}.
    */

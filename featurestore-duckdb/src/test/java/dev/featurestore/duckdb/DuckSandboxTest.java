@@ -125,6 +125,21 @@ class DuckSandboxTest {
   }
 
   @Test
+  void checkedText_isCheckedAgain_forOtherRelations() {
+    String text = "SELECT count(*) AS n FROM ev";
+    assertThat(query(text).toList()).containsExactly(Map.of("n", 1L));
+    // the engine keeps the verdict of a text it checked; it holds for the same relation names only
+    assertThatThrownBy(() -> sql.query(text).table("other", events).toList())
+        .isInstanceOf(NotFoundException.class)
+        .hasMessage("Cannot run query: unknown table (give it to the query with table(name, version)): ev");
+    assertThat(sql.query(text).table("EV", events).toList()).containsExactly(Map.of("n", 1L));
+    assertThatThrownBy(() -> sql.query("SELECT * FROM ev; SELECT 2").table("ev", events).toList())
+        .isInstanceOf(SqlRefusedException.class);
+    assertThatThrownBy(() -> sql.query("SELECT * FROM ev; SELECT 2").table("ev", events).toList())
+        .isInstanceOf(SqlRefusedException.class);
+  }
+
+  @Test
   void subqueriesCtesAndGenerators_areAllowed() {
     List<Map<String, Object>> rows = query("""
         WITH x AS (SELECT entity_id FROM ev), r AS (SELECT range AS i FROM range(3))
