@@ -35,6 +35,9 @@ public final class RecordFileWriter {
   private final FanoutDataWriter<Record> fanout;
   private final PartitionKey key;
   private final InternalRecordWrapper wrapper;
+  // Iceberg opens data files (each with a new Hadoop Configuration) inside write and the
+  // constructor, and closes them in finish: all run under this loader (see HadoopDefaultsHidden)
+  private final ClassLoader loader = HadoopDefaultsHidden.forCurrentThread();
   private boolean closed;
 
   /**
@@ -56,26 +59,36 @@ public final class RecordFileWriter {
     if (!writerProperties.isEmpty()) {
       writers.writerProperties(writerProperties);
     }
-    if (spec.isUnpartitioned()) {
-      this.rolling = new RollingDataWriter<>(writers.build(), files, io, targetSize, spec, null);
-      this.fanout = null;
-      this.key = null;
-      this.wrapper = null;
-    } else {
-      this.fanout = new FanoutDataWriter<>(writers.build(), files, io, targetSize);
-      this.rolling = null;
-      this.key = new PartitionKey(spec, schema);
-      this.wrapper = new InternalRecordWrapper(schema.asStruct());
+    ClassLoader previous = HadoopDefaultsHidden.enter(loader);
+    try {
+      if (spec.isUnpartitioned()) {
+        this.rolling = new RollingDataWriter<>(writers.build(), files, io, targetSize, spec, null);
+        this.fanout = null;
+        this.key = null;
+        this.wrapper = null;
+      } else {
+        this.fanout = new FanoutDataWriter<>(writers.build(), files, io, targetSize);
+        this.rolling = null;
+        this.key = new PartitionKey(spec, schema);
+        this.wrapper = new InternalRecordWrapper(schema.asStruct());
+      }
+    } finally {
+      HadoopDefaultsHidden.exit(previous);
     }
   }
 
   public void write(Record record) {
-    if (rolling != null) {
-      rolling.write(record);
-    } else {
-      // partition transforms need Iceberg's internal values (micros for timestamps)
-      key.partition(wrapper.wrap(record));
-      fanout.write(record, spec, key);
+    ClassLoader previous = HadoopDefaultsHidden.enter(loader);
+    try {
+      if (rolling != null) {
+        rolling.write(record);
+      } else {
+        // partition transforms need Iceberg's internal values (micros for timestamps)
+        key.partition(wrapper.wrap(record));
+        fanout.write(record, spec, key);
+      }
+    } finally {
+      HadoopDefaultsHidden.exit(previous);
     }
   }
 
@@ -106,11 +119,16 @@ public final class RecordFileWriter {
   }
 
   private List<DataFile> close() throws IOException {
-    if (rolling != null) {
-      rolling.close();
-      return rolling.result().dataFiles();
+    ClassLoader previous = HadoopDefaultsHidden.enter(loader);
+    try {
+      if (rolling != null) {
+        rolling.close();
+        return rolling.result().dataFiles();
+      }
+      fanout.close();
+      return fanout.result().dataFiles();
+    } finally {
+      HadoopDefaultsHidden.exit(previous);
     }
-    fanout.close();
-    return fanout.result().dataFiles();
   }
 }

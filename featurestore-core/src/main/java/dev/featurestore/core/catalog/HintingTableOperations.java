@@ -4,10 +4,7 @@ import java.util.HashSet;
 import java.util.Set;
 import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.TableOperations;
-import org.apache.iceberg.encryption.EncryptionManager;
 import org.apache.iceberg.exceptions.CommitFailedException;
-import org.apache.iceberg.io.FileIO;
-import org.apache.iceberg.io.LocationProvider;
 import org.apache.iceberg.io.SupportsPrefixOperations;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -18,29 +15,19 @@ import org.slf4j.LoggerFactory;
  * commit that landed the {@link VersionHint} written beside the new metadata. A hint that cannot
  * be written is a warning, never a failed commit: the commit already happened.
  */
-final class HintingTableOperations implements TableOperations {
+final class HintingTableOperations extends ForwardingTableOperations {
   private static final Logger LOG = LoggerFactory.getLogger(HintingTableOperations.class);
 
-  private final TableOperations delegate;
   private final String name;
 
   HintingTableOperations(TableOperations delegate, String name) {
-    this.delegate = delegate;
+    super(delegate);
     this.name = name;
   }
 
   @Override
-  public TableMetadata current() {
-    return delegate.current();
-  }
-
-  @Override
-  public TableMetadata refresh() {
-    return delegate.refresh();
-  }
-
-  @Override
   public void commit(TableMetadata base, TableMetadata metadata) {
+    TableOperations delegate = delegate();
     try {
       delegate.commit(base, metadata);
     } catch (CommitFailedException e) {
@@ -68,6 +55,7 @@ final class HintingTableOperations implements TableOperations {
    * clean up is logged and leaves the file to orphan removal.
    */
   private void deleteLosingAttempt(TableMetadata base) {
+    TableOperations delegate = delegate();
     if (base == null || base.metadataFileLocation() == null || !(delegate.io() instanceof SupportsPrefixOperations listing)) {
       return;
     }
@@ -100,43 +88,8 @@ final class HintingTableOperations implements TableOperations {
   }
 
   @Override
-  public FileIO io() {
-    return delegate.io();
-  }
-
-  @Override
-  public EncryptionManager encryption() {
-    return delegate.encryption();
-  }
-
-  @Override
-  public String metadataFileLocation(String fileName) {
-    return delegate.metadataFileLocation(fileName);
-  }
-
-  @Override
-  public LocationProvider locationProvider() {
-    return delegate.locationProvider();
-  }
-
-  @Override
   public TableOperations temp(TableMetadata uncommittedMetadata) {
-    TableOperations temp = delegate.temp(uncommittedMetadata);
-    return temp == delegate ? this : new HintingTableOperations(temp, name);
-  }
-
-  @Override
-  public long newSnapshotId() {
-    return delegate.newSnapshotId();
-  }
-
-  @Override
-  public boolean requireStrictCleanup() {
-    return delegate.requireStrictCleanup();
-  }
-
-  @Override
-  public String toString() {
-    return delegate.toString();
+    TableOperations temp = delegate().temp(uncommittedMetadata);
+    return temp == delegate() ? this : new HintingTableOperations(temp, name);
   }
 }

@@ -17,6 +17,7 @@ import org.apache.iceberg.io.CloseableIterable;
 import org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.parquet.hadoop.metadata.BlockMetaData;
 import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
+import org.apache.parquet.hadoop.metadata.ParquetMetadata;
 import org.apache.parquet.schema.MessageType;
 
 /**
@@ -25,8 +26,11 @@ import org.apache.parquet.schema.MessageType;
  * change, so entries never go stale; the footer map is LRU-bounded. Thread-safe (synchronized).
  */
 final class FooterCache {
-  /** A data file's row groups and the key's bloom filter in each (null where the file has none). */
-  record Footer(MessageType schema, List<BlockMetaData> blocks, List<BloomFilter> keyFilters) {}
+  /**
+   * A data file's footer (kept whole so the file can be read without parsing it again), its row
+   * groups and the key's bloom filter in each (null where the file has none).
+   */
+  record Footer(ParquetMetadata metadata, MessageType schema, List<BlockMetaData> blocks, List<BloomFilter> keyFilters) {}
 
   private final String keyColumn;
   private final Map<String, Footer> footers;
@@ -94,7 +98,7 @@ final class FooterCache {
         }
         filters.add(filter);
       }
-      return new Footer(reader.getFooter().getFileMetaData().getSchema(), List.copyOf(blocks),
+      return new Footer(reader.getFooter(), reader.getFooter().getFileMetaData().getSchema(), List.copyOf(blocks),
           java.util.Collections.unmodifiableList(filters));
     } catch (IOException e) {
       throw new StorageException("Cannot read footer of data file " + file.location() + ": " + e.getMessage(), e);

@@ -69,16 +69,17 @@ final class KeyCandidates {
       this.hashes = hashes(keyType, internalKeys);
     }
 
-    /** How many row groups of the file may hold a key (0: the file need not be read). */
-    int mayHold(FooterCache.Footer footer) {
-      int groups = 0;
+    /** The indexes of the row groups of the file that may hold a key (none: the file need not be read). */
+    int[] mayHold(FooterCache.Footer footer) {
+      int[] groups = new int[footer.blocks().size()];
+      int n = 0;
       for (int i = 0; i < footer.blocks().size(); i++) {
         BlockMetaData block = footer.blocks().get(i);
         if (stats.shouldRead(footer.schema(), block) && bloomMightContain(footer.keyFilters().get(i), hashes)) {
-          groups++;
+          groups[n++] = i;
         }
       }
-      return groups;
+      return java.util.Arrays.copyOf(groups, n);
     }
   }
 

@@ -27,7 +27,9 @@ import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.StructLike;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.data.GenericDataUtil;
 import org.apache.iceberg.data.GenericDeleteFilter;
 import org.apache.iceberg.data.InternalRecordWrapper;
 import org.apache.iceberg.data.Record;
@@ -204,7 +206,10 @@ final class KeyLookup implements PointLookup {
     candidates.sort(newestFirst);
 
     KeyCandidates.RowGroups rowGroups = new KeyCandidates.RowGroups(schema, pruning, keyField.type(), internalKeys);
+    // evaluates internal values: the generic reader's records through the wrapper, RowGroupScan's as they are
     Evaluator rowFilter = new Evaluator(readSchema.asStruct(), filter, true);
+    int keyPosition = position(readSchema, keyColumn);
+    int orderPosition = orderField == null ? -1 : position(readSchema, latestBy);
     InternalRecordWrapper wrapper = new InternalRecordWrapper(readSchema.asStruct());
     Map<Object, Hit> best = new LinkedHashMap<>();
     int filesRead = 0;
@@ -218,13 +223,26 @@ final class KeyLookup implements PointLookup {
       }
       FooterCache.Footer footer = cache.footer(table, file);
       checked += footer.blocks().size();
-      int groups = rowGroups.mayHold(footer);
-      if (groups == 0) {
+      int[] groups = rowGroups.mayHold(footer);
+      if (groups.length == 0) {
         continue;
       }
       filesRead++;
-      groupsRead += groups;
+      groupsRead += groups.length;
       long sequence = sequence(file);
+      if (RowGroupScan.applies(task, footer, readSchema)) {
+        scanned += RowGroupScan.scan(table.io(), file, footer, groups, readSchema, (row, position) -> {
+          if (rowFilter.eval(row)) {
+            Object key = internalToGeneric(readSchema, keyPosition, row);
+            @SuppressWarnings("unchecked")
+            Comparable<Object> order = orderField == null
+                ? null : (Comparable<Object>) internalToGeneric(readSchema, orderPosition, row);
+            Hit hit = new Hit(toMap(row, readSchema, projected), order, sequence, position);
+            best.merge(normalize(key), hit, (a, b) -> later(b, a) ? b : a);
+          }
+        });
+        continue;
+      }
       try (CloseableIterable<Record> records = open(table, schema, readSchema, task, pruning);
            CloseableIterator<Record> it = records.iterator()) {
         long position = 0;
@@ -362,6 +380,36 @@ final class KeyLookup implements PointLookup {
         .filter(filter) // Iceberg skips row groups by statistics, dictionaries and bloom filters
         .build();
     return deletes.filter(records);
+  }
+
+  private static int position(Schema schema, String column) {
+    List<Types.NestedField> fields = schema.columns();
+    for (int i = 0; i < fields.size(); i++) {
+      if (fields.get(i).name().equals(column)) {
+        return i;
+      }
+    }
+    throw new IllegalStateException("Cannot find column in read schema: " + column);
+  }
+
+  /** A value of a row of internal values, as a generic record holds it (a copy where the reader reuses buffers). */
+  private static Object internalToGeneric(Schema readSchema, int position, StructLike row) {
+    Object value = row.get(position, Object.class);
+    if (value instanceof ByteBuffer buffer) {
+      ByteBuffer copy = ByteBuffer.allocate(buffer.remaining());
+      copy.put(buffer.duplicate()).flip();
+      value = copy;
+    }
+    return value == null ? null : GenericDataUtil.internalToGeneric(readSchema.columns().get(position).type(), value);
+  }
+
+  /** The projected columns of a row of internal values (read with {@code readSchema}), as generic values. */
+  private static Map<String, Object> toMap(StructLike row, Schema readSchema, Schema projected) {
+    Map<String, Object> values = new LinkedHashMap<>();
+    for (Types.NestedField field : projected.columns()) {
+      values.put(field.name(), internalToGeneric(readSchema, position(readSchema, field.name()), row));
+    }
+    return values;
   }
 
   private static Map<String, Object> toMap(Record record, Schema projected) {

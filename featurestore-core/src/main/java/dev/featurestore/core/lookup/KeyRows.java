@@ -84,7 +84,7 @@ public final class KeyRows {
     List<RowMatches.FileMatch> files = new ArrayList<>();
     long scanned = 0;
     for (FileScanTask task : candidates) {
-      if (rowGroups.mayHold(cache.footer(table, task.file())) == 0) {
+      if (rowGroups.mayHold(cache.footer(table, task.file())).length == 0) {
         continue;
       }
       scanned++;

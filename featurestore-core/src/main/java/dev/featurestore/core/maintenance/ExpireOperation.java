@@ -8,8 +8,7 @@ import dev.featurestore.SnapshotExpiry;
 import dev.featurestore.SnapshotNotFoundException;
 import dev.featurestore.ValidationException;
 import dev.featurestore.core.base.TableHandle;
-import java.io.IOException;
-import java.io.UncheckedIOException;
+import dev.featurestore.core.catalog.ForwardingTableOperations;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -18,23 +17,21 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.BaseTable;
 import org.apache.iceberg.ExpireSnapshots;
-import org.apache.iceberg.ManifestFile;
-import org.apache.iceberg.ManifestFiles;
-import org.apache.iceberg.ManifestReader;
+import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.SnapshotRef;
-import org.apache.iceberg.SnapshotSummary;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.io.FileIO;
+import org.apache.iceberg.TableMetadata;
+import org.apache.iceberg.TableOperations;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * Expires snapshots with Iceberg's {@code ExpireSnapshots} (which never removes what a ref's
- * retention keeps, and deletes only files unreachable from every remaining snapshot), counting
- * each file it deletes by kind and size before deleting it.
+ * Expires snapshots: Iceberg's {@code ExpireSnapshots} decides which snapshots go (never what a
+ * ref's retention keeps) and commits the metadata; {@link ExpiredFiles} then deletes every file
+ * no remaining snapshot can reach, counted by kind and size.
  */
 final class ExpireOperation implements SnapshotExpiry {
   private static final Logger LOG = LoggerFactory.getLogger(ExpireOperation.class);
@@ -106,22 +103,10 @@ final class ExpireOperation implements SnapshotExpiry {
             + String.join(", ", holders) + ": remove or move the ref first");
       }
     }
-    Set<Long> before = new LinkedHashSet<>(); // commit order
-    Set<String> manifestLists = new HashSet<>();
-    for (Snapshot snapshot : table.snapshots()) {
-      before.add(snapshot.snapshotId());
-      if (snapshot.manifestListLocation() != null) {
-        manifestLists.add(snapshot.manifestListLocation());
-      }
-    }
-    FileCounter counter = new FileCounter(handle.io(), manifestLists,
-        deleteFiles ? deleteFileLocations(table) : Set.of());
-    ExpireSnapshots expire = table.expireSnapshots()
-        .cleanExpiredFiles(deleteFiles)
-        .deleteWith(counter::delete)
-        // manifests are read and files deleted (each after a size lookup) on the store's workers
-        .executeDeleteWith(handle.workers())
-        .planWith(handle.workers())
+    CommittedBase ops = new CommittedBase(((HasTableOperations) table).operations());
+    ExpireSnapshots expire = new BaseTable(ops, table.name()).expireSnapshots()
+        // files are found and deleted below, from the metadata before and after the commit
+        .cleanExpiredFiles(false)
         // without an explicit time Iceberg would also expire by the table's max snapshot age
         .expireOlderThan(olderThan != null ? olderThan.toEpochMilli()
             : retainLast != null ? System.currentTimeMillis() + 1 : Long.MIN_VALUE);
@@ -129,104 +114,56 @@ final class ExpireOperation implements SnapshotExpiry {
       expire.retainLast(retainLast);
     }
     snapshotIds.forEach(expire::expireSnapshotId);
-    List<Snapshot> toExpire = expire.apply();
-    if (toExpire.isEmpty()) {
-      return counter.result(List.of());
-    }
-    if (snapshotIds.isEmpty()) {
-      // Naming a snapshot makes Iceberg clean by reachability from every remaining snapshot, so a
-      // file is deleted as soon as nothing needs it (the incremental strategy waits until the
-      // snapshot that removed it expires too). The snapshot is one this expiry removes anyway.
-      expire.expireSnapshotId(toExpire.get(0).snapshotId());
+    if (expire.apply().isEmpty()) {
+      return new ExpireResult(List.of(), 0, 0, 0, 0, 0, 0);
     }
     expire.commit();
     table.refresh();
-    for (Snapshot snapshot : table.snapshots()) {
-      before.remove(snapshot.snapshotId());
+    TableMetadata before = ops.committedBase();
+    TableMetadata after = ((HasTableOperations) table).operations().current();
+    if (before == null) {
+      return new ExpireResult(List.of(), 0, 0, 0, 0, 0, 0); // nothing changed, nothing committed
     }
-    List<Long> expired = new ArrayList<>(before);
+    Set<Long> remaining = new HashSet<>();
+    after.snapshots().forEach(s -> remaining.add(s.snapshotId()));
+    List<Long> expired = new ArrayList<>();
+    for (Snapshot snapshot : before.snapshots()) { // commit order
+      if (!remaining.contains(snapshot.snapshotId())) {
+        expired.add(snapshot.snapshotId());
+      }
+    }
+    ExpiredFiles.Deleted deleted = deleteFiles
+        ? ExpiredFiles.clean(before, after, handle.io(), handle.workers())
+        : ExpiredFiles.Deleted.NONE;
     LOG.info("Expired {} snapshot(s) of table {}", expired.size(), handle.id());
-    ExpireResult result = counter.result(expired);
+    ExpireResult result = new ExpireResult(expired, deleted.dataFiles(), deleted.deleteFiles(), deleted.manifests(),
+        deleted.manifestLists(), deleted.otherFiles(), deleted.bytes());
     handle.record("expire_snapshots", null, java.util.Map.of("expired_snapshot_ids", result.expiredSnapshotIds(),
         "deleted_files", result.deletedFiles(), "bytes_freed", result.bytesFreed()));
     return result;
   }
 
-  /** Locations of the delete files of every known snapshot, so deleted files can be told apart. */
-  private Set<String> deleteFileLocations(Table table) {
-    Set<String> locations = new HashSet<>();
-    boolean anyDeletes = false;
-    for (Snapshot snapshot : table.snapshots()) {
-      Map<String, String> summary = snapshot.summary();
-      if (summary != null && (summary.containsKey(SnapshotSummary.ADDED_DELETE_FILES_PROP)
-          || !"0".equals(summary.getOrDefault(SnapshotSummary.TOTAL_DELETE_FILES_PROP, "0")))) {
-        anyDeletes = true;
-        break;
-      }
-    }
-    if (!anyDeletes) {
-      return locations;
-    }
-    Set<String> seen = new HashSet<>();
-    FileIO io = table.io();
-    for (Snapshot snapshot : table.snapshots()) {
-      for (ManifestFile manifest : snapshot.deleteManifests(io)) {
-        if (seen.add(manifest.path())) {
-          try (ManifestReader<DeleteFile> reader = ManifestFiles.readDeleteManifest(manifest, io, table.specs())) {
-            reader.forEach(file -> locations.add(file.location()));
-          } catch (IOException e) {
-            throw new UncheckedIOException(e);
-          }
-        }
-      }
-    }
-    return locations;
-  }
+  /**
+   * The table's operations, remembering the metadata the commit that landed was applied to (Iceberg
+   * retries an expiry on a conflict from a fresh base): the "before" the files are compared with.
+   */
+  private static final class CommittedBase extends ForwardingTableOperations {
+    private volatile TableMetadata committedBase;
 
-  /** Classifies and sizes each file before deleting it. Called from Iceberg's cleanup threads. */
-  static final class FileCounter {
-    private final FileIO io;
-    private final Set<String> manifestLists;
-    private final Set<String> deleteFiles;
-    private long data;
-    private long deletes;
-    private long manifests;
-    private long lists;
-    private long other;
-    private long bytes;
-
-    FileCounter(FileIO io, Set<String> manifestLists, Set<String> deleteFiles) {
-      this.io = io;
-      this.manifestLists = manifestLists;
-      this.deleteFiles = deleteFiles;
+    CommittedBase(TableOperations delegate) {
+      super(delegate);
     }
 
-    void delete(String location) {
-      long size = 0;
-      try {
-        size = io.newInputFile(location).getLength();
-      } catch (RuntimeException e) {
-        // already gone: count it, nothing to free
-      }
-      io.deleteFile(location);
-      synchronized (this) {
-        bytes += size;
-        if (manifestLists.contains(location)) {
-          lists++;
-        } else if (deleteFiles.contains(location)) {
-          deletes++;
-        } else if (location.endsWith(".avro")) {
-          manifests++;
-        } else if (location.endsWith(".stats") || location.endsWith(".puffin")) {
-          other++;
-        } else {
-          data++;
-        }
-      }
+    TableMetadata committedBase() {
+      return committedBase;
     }
 
-    synchronized ExpireResult result(List<Long> expired) {
-      return new ExpireResult(expired, data, deletes, manifests, lists, other, bytes);
+    @Override
+    public void commit(TableMetadata base, TableMetadata metadata) {
+      super.commit(base, metadata);
+      if (base != metadata) {
+        committedBase = base;
+      }
     }
   }
 }

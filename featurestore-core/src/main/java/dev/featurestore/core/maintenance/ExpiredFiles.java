@@ -1,0 +1,256 @@
+package dev.featurestore.core.maintenance;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.iceberg.FileContent;
+import org.apache.iceberg.ManifestFile;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.PartitionStatisticsFile;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.StatisticsFile;
+import org.apache.iceberg.TableMetadata;
+import org.apache.iceberg.io.BulkDeletionFailureException;
+import org.apache.iceberg.io.FileIO;
+import org.apache.iceberg.io.SupportsBulkOperations;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The files an expiry left unreachable, and their deletion. Given the table's metadata before the
+ * expiry committed and after it: the manifest lists of the expired snapshots; the manifests listed
+ * only by expired snapshots; the data and delete files live in those manifests and live in no
+ * manifest of a remaining snapshot; the statistics files only the metadata before referenced.
+ *
+ * <p>Why this is every unreachable file and nothing more: a file is live in some manifest of each
+ * snapshot that reads it, and manifests never change. A file a remaining snapshot reads is live in
+ * one of its manifests, so it is never deleted. A file only expired snapshots read is live in a
+ * manifest of an expired snapshot; if a remaining snapshot listed that manifest, the file would be
+ * live there too, so the manifest is listed only by expired snapshots and the file is found.
+ *
+ * <p>Manifests are read only where they can matter: a manifest without live entries (by its
+ * counts in the manifest list) holds no candidate and keeps none alive, and the remaining
+ * snapshots' manifests are read only if there is a candidate. Sizes come from the metadata
+ * (manifest entries, manifest lists, statistics files); only manifest lists are sized on storage.
+ * Reads and deletes run on the calling thread and the store's workers; deletes go in chunks, as
+ * one bulk request per chunk where the FileIO supports it.
+ *
+ * <p>If any manifest list or manifest cannot be read, nothing is deleted: what cannot be proven
+ * unreachable stays (orphan-file removal finds it later).
+ */
+final class ExpiredFiles {
+  private static final Logger LOG = LoggerFactory.getLogger(ExpiredFiles.class);
+  private static final int CHUNK = 250;
+
+  /** What was deleted, by kind, and the bytes it held. */
+  record Deleted(long dataFiles, long deleteFiles, long manifests, long manifestLists, long otherFiles, long bytes) {
+    static final Deleted NONE = new Deleted(0, 0, 0, 0, 0, 0);
+  }
+
+  private enum Kind { DATA, DELETES, MANIFEST, MANIFEST_LIST, OTHER }
+
+  /** A file to delete: its kind and, if known from the metadata, its size (else -1). */
+  private record Doomed(String location, Kind kind, long size) {}
+
+  private final FileIO io;
+  private final ExecutorService workers;
+  private final ManifestColumns manifests;
+
+  private ExpiredFiles(FileIO io, ExecutorService workers, Map<Integer, PartitionSpec> specs) {
+    this.io = io;
+    this.workers = workers;
+    this.manifests = new ManifestColumns(io, specs);
+  }
+
+  /**
+   * Deletes the files {@code before} references and {@code after} can no longer reach. Call only
+   * once {@code after} is committed; {@code before} is the metadata the expiry was applied to.
+   */
+  static Deleted clean(TableMetadata before, TableMetadata after, FileIO io, ExecutorService workers) {
+    Map<Integer, PartitionSpec> specs = new HashMap<>(before.specsById());
+    specs.putAll(after.specsById());
+    ExpiredFiles cleanup = new ExpiredFiles(io, workers, specs);
+    List<Doomed> doomed;
+    try {
+      doomed = cleanup.unreachable(before, after);
+    } catch (RuntimeException e) {
+      LOG.warn("Cannot list the files the expiry left unreachable; deleting none of them (orphan-file removal will): {}",
+          e.toString());
+      return Deleted.NONE;
+    }
+    if (cleanup.manifests.readByIceberg() > 0) {
+      LOG.debug("Read {} manifest lists and manifests with Iceberg's readers", cleanup.manifests.readByIceberg());
+    }
+    return cleanup.delete(doomed);
+  }
+
+  private List<Doomed> unreachable(TableMetadata before, TableMetadata after) {
+    Set<Long> remainingIds = new HashSet<>();
+    for (Snapshot snapshot : after.snapshots()) {
+      remainingIds.add(snapshot.snapshotId());
+    }
+    List<Snapshot> expired = new ArrayList<>();
+    for (Snapshot snapshot : before.snapshots()) {
+      if (!remainingIds.contains(snapshot.snapshotId())) {
+        expired.add(snapshot);
+      }
+    }
+    List<Doomed> doomed = new ArrayList<>();
+    if (!expired.isEmpty()) {
+      Map<String, ManifestFile> expiredManifests = manifestsOf(expired);
+      Map<String, ManifestFile> remainingManifests = manifestsOf(after.snapshots());
+      List<ManifestFile> onlyExpired = new ArrayList<>();
+      for (ManifestFile manifest : expiredManifests.values()) {
+        if (!remainingManifests.containsKey(manifest.path())) {
+          onlyExpired.add(manifest);
+        }
+      }
+      Map<String, Doomed> files = liveFiles(onlyExpired);
+      if (!files.isEmpty()) {
+        keepLive(files, remainingManifests.values());
+      }
+      // data and delete files first, then the metadata that pointed at them
+      doomed.addAll(files.values());
+      for (ManifestFile manifest : onlyExpired) {
+        doomed.add(new Doomed(manifest.path(), Kind.MANIFEST, manifest.length()));
+      }
+      for (Snapshot snapshot : expired) {
+        if (snapshot.manifestListLocation() != null) {
+          doomed.add(new Doomed(snapshot.manifestListLocation(), Kind.MANIFEST_LIST, -1));
+        }
+      }
+    }
+    Set<String> stillReferenced = new HashSet<>();
+    after.statisticsFiles().forEach(f -> stillReferenced.add(f.path()));
+    after.partitionStatisticsFiles().forEach(f -> stillReferenced.add(f.path()));
+    for (StatisticsFile stats : before.statisticsFiles()) {
+      if (stillReferenced.add(stats.path())) {
+        doomed.add(new Doomed(stats.path(), Kind.OTHER, stats.fileSizeInBytes()));
+      }
+    }
+    for (PartitionStatisticsFile stats : before.partitionStatisticsFiles()) {
+      if (stillReferenced.add(stats.path())) {
+        doomed.add(new Doomed(stats.path(), Kind.OTHER, stats.fileSizeInBytes()));
+      }
+    }
+    return doomed;
+  }
+
+  /** The manifests the snapshots list, by path: one read of each manifest list. */
+  private Map<String, ManifestFile> manifestsOf(List<Snapshot> snapshots) {
+    Map<String, ManifestFile> listed = new ConcurrentHashMap<>();
+    FanOut.forEach(snapshots, workers, snapshot -> manifests.manifests(snapshot)
+        .forEach(m -> listed.putIfAbsent(m.path(), m)));
+    return listed;
+  }
+
+  /** The files live in the manifests, by location, with kind and size from the manifest entry. */
+  private Map<String, Doomed> liveFiles(List<ManifestFile> manifests) {
+    Map<String, Doomed> files = new ConcurrentHashMap<>();
+    FanOut.forEach(withLiveEntries(manifests), workers, manifest -> this.manifests.liveEntries(manifest,
+        (location, content, size) -> files.putIfAbsent(location,
+            new Doomed(location, content == FileContent.DATA ? Kind.DATA : Kind.DELETES, size))));
+    return files;
+  }
+
+  /** Removes from {@code files} every file live in one of {@code manifests}. */
+  private void keepLive(Map<String, Doomed> files, java.util.Collection<ManifestFile> manifests) {
+    FanOut.forEach(withLiveEntries(manifests), workers, manifest -> {
+      if (!files.isEmpty()) {
+        this.manifests.liveEntries(manifest, (location, content, size) -> files.remove(location));
+      }
+    });
+  }
+
+  /** Manifests that may hold live entries (counts unknown count as yes). */
+  private static List<ManifestFile> withLiveEntries(java.util.Collection<ManifestFile> manifests) {
+    List<ManifestFile> live = new ArrayList<>();
+    for (ManifestFile manifest : manifests) {
+      if (manifest.hasAddedFiles() || manifest.hasExistingFiles()) {
+        live.add(manifest);
+      }
+    }
+    return live;
+  }
+
+  private Deleted delete(List<Doomed> doomed) {
+    if (doomed.isEmpty()) {
+      return Deleted.NONE;
+    }
+    AtomicLong[] counts = new AtomicLong[Kind.values().length];
+    for (int i = 0; i < counts.length; i++) {
+      counts[i] = new AtomicLong();
+    }
+    AtomicLong bytes = new AtomicLong();
+    List<List<Doomed>> chunks = new ArrayList<>();
+    for (int from = 0; from < doomed.size(); from += CHUNK) {
+      chunks.add(doomed.subList(from, Math.min(doomed.size(), from + CHUNK)));
+    }
+    FanOut.forEach(chunks, workers, chunk -> {
+      for (Doomed file : deleteChunk(chunk)) {
+        counts[file.kind().ordinal()].incrementAndGet();
+        bytes.addAndGet(Math.max(0, file.size()));
+      }
+    });
+    return new Deleted(counts[Kind.DATA.ordinal()].get(), counts[Kind.DELETES.ordinal()].get(),
+        counts[Kind.MANIFEST.ordinal()].get(), counts[Kind.MANIFEST_LIST.ordinal()].get(),
+        counts[Kind.OTHER.ordinal()].get(), bytes.get());
+  }
+
+  /** Deletes one chunk; returns the files deleted, each with its size. */
+  private List<Doomed> deleteChunk(List<Doomed> chunk) {
+    List<Doomed> sized = new ArrayList<>(chunk.size());
+    for (Doomed file : chunk) {
+      sized.add(file.size() >= 0 ? file : new Doomed(file.location(), file.kind(), sizeOnStorage(file.location())));
+    }
+    if (io instanceof SupportsBulkOperations bulk) {
+      List<String> locations = new ArrayList<>(sized.size());
+      sized.forEach(f -> locations.add(f.location()));
+      try {
+        bulk.deleteFiles(locations);
+        return sized;
+      } catch (BulkDeletionFailureException e) {
+        LOG.warn("Cannot delete {} of {} unreachable files in one request; deleting them one by one",
+            e.numberFailedObjects(), locations.size());
+      } catch (RuntimeException e) {
+        LOG.warn("Cannot delete {} unreachable files in one request; deleting them one by one: {}", locations.size(),
+            e.toString());
+      }
+    }
+    List<Doomed> deleted = new ArrayList<>(sized.size());
+    for (Doomed file : sized) {
+      if (deleteOne(file.location())) {
+        deleted.add(file);
+      }
+    }
+    return deleted;
+  }
+
+  private boolean deleteOne(String location) {
+    RuntimeException last = null;
+    for (int attempt = 0; attempt < 3; attempt++) {
+      try {
+        io.deleteFile(location);
+        return true;
+      } catch (RuntimeException e) {
+        last = e;
+      }
+    }
+    LOG.warn("Cannot delete unreachable file (orphan-file removal will): {}: {}", location, last.toString());
+    return false;
+  }
+
+  private long sizeOnStorage(String location) {
+    try {
+      return io.newInputFile(location).getLength();
+    } catch (RuntimeException e) {
+      return 0; // already gone: nothing to free
+    }
+  }
+}
