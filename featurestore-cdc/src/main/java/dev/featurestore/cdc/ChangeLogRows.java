@@ -1,8 +1,8 @@
 package dev.featurestore.cdc;
 
+import dev.featurestore.core.base.HadoopDefaultsHidden;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.URL;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -78,15 +78,14 @@ final class ChangeLogRows implements FileWriterFactory<Logged> {
     // XML resources (core-default.xml, and mapred- and yarn-default.xml once those classes are
     // loaded) on first use: ~2.5 ms a file, a sixth of the writer thread. Nothing in them is read
     // for a Parquet file written through a FileIO (codecs take their settings from the writer
-    // properties), so the Configuration is created with a class loader that does not find them.
+    // properties), so the Configuration is created under core's HadoopDefaultsHidden (the same
+    // loader core's RecordFileWriter uses; a core-site.xml on the class path still applies).
     Parquet.DataWriteBuilder builder;
-    Thread thread = Thread.currentThread();
-    ClassLoader previous = thread.getContextClassLoader();
-    thread.setContextClassLoader(WITHOUT_HADOOP_RESOURCES);
+    ClassLoader previous = HadoopDefaultsHidden.enter(HadoopDefaultsHidden.forCurrentThread());
     try {
       builder = Parquet.writeData(file);
     } finally {
-      thread.setContextClassLoader(previous);
+      HadoopDefaultsHidden.exit(previous);
     }
     try {
       return builder
@@ -226,17 +225,6 @@ final class ChangeLogRows implements FileWriterFactory<Logged> {
   }
 
   private static final Binary[] OPS = new Binary[CdcOperation.values().length];
-
-  /** This module's class loader, except that Hadoop's configuration resources ({@code *-default.xml}, {@code *-site.xml}) are not found. */
-  private static final ClassLoader WITHOUT_HADOOP_RESOURCES = new ClassLoader(ChangeLogRows.class.getClassLoader()) {
-    @Override
-    public URL getResource(String name) {
-      if (name.indexOf('/') < 0 && (name.endsWith("-default.xml") || name.endsWith("-site.xml"))) {
-        return null;
-      }
-      return super.getResource(name);
-    }
-  };
 
   static {
     for (CdcOperation op : CdcOperation.values()) {
