@@ -57,9 +57,29 @@ final class ChangeLogRows implements FileWriterFactory<Logged> {
     this.commitMicros = Math.multiplyExact(commitMillis, 1000L);
   }
 
-  /** Whether {@code table}'s rows can be written here: only change-log columns, of their types, unpartitioned. */
+  /**
+   * Whether Iceberg's Parquet writer takes Parquet's own types: not when iceberg-spark-runtime (which
+   * relocates Parquet under {@code org.apache.iceberg.shaded}) is first on the class path, as on a
+   * Spark driver; the change log is then written through the generic path.
+   */
+  private static final boolean UNSHADED_PARQUET = unshadedParquet();
+
+  private static boolean unshadedParquet() {
+    try {
+      Class.forName("org.apache.iceberg.shaded.org.apache.parquet.schema.MessageType", false,
+          org.apache.iceberg.parquet.Parquet.class.getClassLoader());
+      return false;
+    } catch (ClassNotFoundException | LinkageError e) {
+      return true;
+    }
+  }
+
+  /**
+   * Whether {@code table}'s rows can be written here: only change-log columns, of their types,
+   * unpartitioned, and Iceberg's Parquet writer not relocated (see {@link #UNSHADED_PARQUET}).
+   */
   static boolean fits(Table table) {
-    if (!table.spec().isUnpartitioned()) {
+    if (!UNSHADED_PARQUET || !table.spec().isUnpartitioned()) {
       return false;
     }
     Schema expected = CdcTables.changeLogSchema();
