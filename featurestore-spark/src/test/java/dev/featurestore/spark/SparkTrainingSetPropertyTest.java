@@ -48,11 +48,13 @@ class SparkTrainingSetPropertyTest {
     return T0.plusSeconds(60L * random.nextInt(minutes));
   }
 
-  /** Feature rows with distinct (entity, time): which of two rows at one time an as-of join takes is not defined. */
-  private static List<Map<String, Object>> features(Random random, int count, int entities, String valueColumn,
-      boolean doubles) {
+  /**
+   * Feature rows with (entity, time) distinct from every row of the table, {@code keys}, earlier seeds' included:
+   * which of two rows at one time an as-of join takes is not defined.
+   */
+  private static List<Map<String, Object>> features(Random random, Set<String> keys, int count, int entities,
+      String valueColumn, boolean doubles) {
     List<Map<String, Object>> rows = new ArrayList<>();
-    Set<String> keys = new HashSet<>();
     while (rows.size() < count) {
       long entity = random.nextInt(entities);
       Instant time = minute(random, 48 * 60);
@@ -91,6 +93,8 @@ class SparkTrainingSetPropertyTest {
       FeatureTable profiles = store.createTable(TableDefinition.builder(PROFILES,
           featureSchema("visits", Types.IntegerType.get())).build());
       SparkFeatureStore spark = SharedSpark.attach(store);
+      Set<String> eventKeys = new HashSet<>();
+      Set<String> profileKeys = new HashSet<>();
       for (long seed = 1; seed <= 3; seed++) {
         Random random = new Random(seed);
         List<Map<String, Object>> labelRows = new ArrayList<>();
@@ -102,10 +106,10 @@ class SparkTrainingSetPropertyTest {
           labelRows.add(row);
         }
         labels.append(labelRows);
-        events.append(features(random, 90, 12, "score", true));
-        profiles.append(features(random, 40, 12, "visits", false));
+        events.append(features(random, eventKeys, 90, 12, "score", true));
+        profiles.append(features(random, profileKeys, 40, 12, "visits", false));
         long pinnedProfiles = profiles.snapshots().current().orElseThrow().snapshotId();
-        profiles.append(features(random, 40, 12, "visits", false)); // newer than the pinned snapshot: not used
+        profiles.append(features(random, profileKeys, 40, 12, "visits", false)); // newer than the pinned snapshot: not used
 
         TrainingSetDefinition definition = TrainingSetDefinition.builder()
             .labels(labels.query(), "entity_id", "label_time")
