@@ -4,23 +4,30 @@ import static java.util.Objects.requireNonNull;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.PartitionKey;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
+import org.apache.iceberg.StructLike;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.data.GenericFileWriterFactory;
 import org.apache.iceberg.data.InternalRecordWrapper;
 import org.apache.iceberg.data.Record;
-import org.apache.iceberg.io.FanoutDataWriter;
+import org.apache.iceberg.io.FileWriterFactory;
 import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.io.OutputFileFactory;
 import org.apache.iceberg.io.RollingDataWriter;
 import org.apache.iceberg.util.PropertyUtil;
+import org.apache.iceberg.util.StructLikeMap;
 
 /**
  * Internal, shared by ingest and the CDC module: writes generic records of one schema into data
@@ -30,9 +37,18 @@ import org.apache.iceberg.util.PropertyUtil;
  * files or throws them away. Not thread-safe: one writer per thread.
  */
 public final class RecordFileWriter {
+  /** The most files closed at once on a bucket (each close uploads the file's last part). */
+  static final int MAX_PARALLEL_CLOSES = 8;
+
   private final PartitionSpec spec;
   private final RollingDataWriter<Record> rolling;
-  private final FanoutDataWriter<Record> fanout;
+  // one rolling writer per partition (as Iceberg's FanoutDataWriter keeps), closed together
+  private final Map<StructLike, RollingDataWriter<Record>> partitions;
+  private final FileWriterFactory<Record> factory;
+  private final OutputFileFactory files;
+  private final FileIO io;
+  private final long targetSize;
+  private final boolean remote;
   private final PartitionKey key;
   private final InternalRecordWrapper wrapper;
   // Iceberg opens data files (each with a new Hadoop Configuration) inside write and the
@@ -59,15 +75,20 @@ public final class RecordFileWriter {
     if (!writerProperties.isEmpty()) {
       writers.writerProperties(writerProperties);
     }
+    this.factory = writers.build();
+    this.files = files;
+    this.io = io;
+    this.targetSize = targetSize;
+    this.remote = !CommitPhases.isLocal(table.location());
     ClassLoader previous = HadoopDefaultsHidden.enter(loader);
     try {
       if (spec.isUnpartitioned()) {
-        this.rolling = new RollingDataWriter<>(writers.build(), files, io, targetSize, spec, null);
-        this.fanout = null;
+        this.rolling = new RollingDataWriter<>(factory, files, io, targetSize, spec, null);
+        this.partitions = null;
         this.key = null;
         this.wrapper = null;
       } else {
-        this.fanout = new FanoutDataWriter<>(writers.build(), files, io, targetSize);
+        this.partitions = StructLikeMap.create(spec.partitionType());
         this.rolling = null;
         this.key = new PartitionKey(spec, schema);
         this.wrapper = new InternalRecordWrapper(schema.asStruct());
@@ -85,7 +106,13 @@ public final class RecordFileWriter {
       } else {
         // partition transforms need Iceberg's internal values (micros for timestamps)
         key.partition(wrapper.wrap(record));
-        fanout.write(record, spec, key);
+        RollingDataWriter<Record> writer = partitions.get(key);
+        if (writer == null) {
+          PartitionKey partition = key.copy();
+          writer = new RollingDataWriter<>(factory, files, io, targetSize, spec, partition);
+          partitions.put(partition, writer);
+        }
+        writer.write(record);
       }
     } finally {
       HadoopDefaultsHidden.exit(previous);
@@ -125,10 +152,94 @@ public final class RecordFileWriter {
         rolling.close();
         return rolling.result().dataFiles();
       }
-      fanout.close();
-      return fanout.result().dataFiles();
     } finally {
       HadoopDefaultsHidden.exit(previous);
+    }
+    List<RollingDataWriter<Record>> writers = new ArrayList<>(partitions.values());
+    if (!remote || writers.size() < 2) {
+      ClassLoader outer = HadoopDefaultsHidden.enter(loader);
+      try {
+        IOException failure = null;
+        for (RollingDataWriter<Record> writer : writers) {
+          failure = closeOne(writer, failure);
+        }
+        return results(writers, failure);
+      } finally {
+        HadoopDefaultsHidden.exit(outer);
+      }
+    }
+    // On a bucket each close uploads the file's last part and waits for it: a partitioned write
+    // ending with one upload after another waited for the sum. The uploads overlap instead.
+    ExecutorService closers = Executors.newFixedThreadPool(Math.min(writers.size(), MAX_PARALLEL_CLOSES), r -> {
+      Thread t = new Thread(r, "featurestore-file-close");
+      t.setDaemon(true);
+      t.setContextClassLoader(loader);
+      return t;
+    });
+    try {
+      List<Future<IOException>> closing = new ArrayList<>();
+      for (RollingDataWriter<Record> writer : writers) {
+        closing.add(closers.submit(() -> closeOne(writer, null)));
+      }
+      IOException failure = null;
+      for (Future<IOException> done : closing) {
+        IOException e = getUninterruptibly(done);
+        if (e != null) {
+          if (failure == null) {
+            failure = e;
+          } else {
+            failure.addSuppressed(e);
+          }
+        }
+      }
+      return results(writers, failure);
+    } finally {
+      closers.shutdown();
+    }
+  }
+
+  /** Closes one writer; returns {@code failure} with this close's failure added. */
+  private static IOException closeOne(RollingDataWriter<Record> writer, IOException failure) {
+    try {
+      writer.close();
+      return failure;
+    } catch (IOException | RuntimeException e) {
+      IOException wrapped = e instanceof IOException io ? io : new IOException(e.getMessage(), e);
+      if (failure == null) {
+        return wrapped;
+      }
+      failure.addSuppressed(wrapped);
+      return failure;
+    }
+  }
+
+  private static List<DataFile> results(List<RollingDataWriter<Record>> writers, IOException failure) throws IOException {
+    if (failure != null) {
+      throw failure;
+    }
+    List<DataFile> dataFiles = new ArrayList<>();
+    for (RollingDataWriter<Record> writer : writers) {
+      dataFiles.addAll(writer.result().dataFiles());
+    }
+    return dataFiles;
+  }
+
+  private static IOException getUninterruptibly(Future<IOException> future) throws IOException {
+    boolean interrupted = false;
+    try {
+      while (true) {
+        try {
+          return future.get();
+        } catch (InterruptedException e) {
+          interrupted = true; // the close runs on: wait for it, so no file is left half-written
+        } catch (ExecutionException e) {
+          throw new IOException(e.getCause().getMessage(), e.getCause());
+        }
+      }
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
     }
   }
 }
