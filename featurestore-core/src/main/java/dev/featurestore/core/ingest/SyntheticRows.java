@@ -42,8 +42,20 @@ final class SyntheticRows {
   private final Types.StructType struct;
   private final Function<SplittableRandom, Object>[] generators;
   private final long windowStartMicros;
+  private final boolean internal;
 
+  /** Rows of Iceberg's generic values ({@code OffsetDateTime}, {@code LocalDate}, ...). */
   SyntheticRows(Schema schema, Instant now) {
+    this(schema, now, false);
+  }
+
+  /**
+   * @param internal true for Iceberg's internal values (timestamps as micros, dates as days, times
+   *     as micros, fixed as {@code ByteBuffer}): the same rows, without a {@code java.time} object
+   *     per value, for {@link FileSink#internal}
+   */
+  SyntheticRows(Schema schema, Instant now, boolean internal) {
+    this.internal = internal;
     this.struct = schema.asStruct();
     Instant today = now.truncatedTo(ChronoUnit.DAYS);
     this.windowStartMicros = ChronoUnit.MICROS.between(Instant.EPOCH, today) - WINDOW_MICROS;
@@ -109,22 +121,30 @@ final class SyntheticRows {
       case UUID:
         return r -> new UUID(r.nextLong(), r.nextLong());
       case DATE:
-        return r -> LocalDate.ofEpochDay(Math.floorDiv(micros(r), 86_400_000_000L));
+        return internal
+            ? r -> (int) Math.floorDiv(micros(r), 86_400_000_000L)
+            : r -> LocalDate.ofEpochDay(Math.floorDiv(micros(r), 86_400_000_000L));
       case TIME:
-        return r -> LocalTime.ofNanoOfDay(r.nextLong(86_400_000_000L) * 1000);
+        return internal
+            ? r -> r.nextLong(86_400_000_000L)
+            : r -> LocalTime.ofNanoOfDay(r.nextLong(86_400_000_000L) * 1000);
       case TIMESTAMP:
       case TIMESTAMP_NANO:
+        if (internal) {
+          return type.typeId() == Type.TypeID.TIMESTAMP ? this::micros : r -> micros(r) * 1000;
+        }
         boolean zoned = type.typeId() == Type.TypeID.TIMESTAMP
             ? ((Types.TimestampType) type).shouldAdjustToUTC()
             : ((Types.TimestampNanoType) type).shouldAdjustToUTC();
+        // LocalDateTime.ofEpochSecond, not ofInstant: ofInstant builds zone rules for every value
         return zoned
-            ? r -> OffsetDateTime.ofInstant(instant(micros(r)), ZoneOffset.UTC)
-            : r -> LocalDateTime.ofInstant(instant(micros(r)), ZoneOffset.UTC);
+            ? r -> OffsetDateTime.of(utc(micros(r)), ZoneOffset.UTC)
+            : r -> utc(micros(r));
       case BINARY:
         return r -> ByteBuffer.wrap(bytes(r, 16));
       case FIXED:
         int length = ((Types.FixedType) type).length();
-        return r -> bytes(r, length);
+        return internal ? r -> ByteBuffer.wrap(bytes(r, length)) : r -> bytes(r, length);
       case STRUCT:
         Types.StructType nested = type.asStructType();
         List<Function<SplittableRandom, Object>> fields = new ArrayList<>();
@@ -168,8 +188,9 @@ final class SyntheticRows {
     return windowStartMicros + r.nextLong(WINDOW_MICROS);
   }
 
-  private static Instant instant(long micros) {
-    return Instant.ofEpochSecond(Math.floorDiv(micros, 1_000_000L), Math.floorMod(micros, 1_000_000L) * 1000);
+  private static LocalDateTime utc(long micros) {
+    return LocalDateTime.ofEpochSecond(Math.floorDiv(micros, 1_000_000L),
+        (int) Math.floorMod(micros, 1_000_000L) * 1000, ZoneOffset.UTC);
   }
 
   private static byte[] bytes(SplittableRandom r, int length) {

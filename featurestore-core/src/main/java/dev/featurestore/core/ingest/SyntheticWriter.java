@@ -56,22 +56,23 @@ final class SyntheticWriter {
       return files;
     }
     SyntheticRows generator;
+    boolean internal = FileSink.writesInternal(table);
     try {
-      generator = new SyntheticRows(schema, Instant.now());
+      generator = new SyntheticRows(schema, Instant.now(), internal);
     } catch (IllegalArgumentException e) {
       throw new InvalidDataException(e.getMessage(), 0, null, e);
     }
     long blocks = (total + SyntheticRows.BLOCK_ROWS - 1) / SyntheticRows.BLOCK_ROWS;
     int writers = total >= PARALLEL_ROWS ? parallelWriters : 1;
     if (writers == 1) {
-      files.addAll(writeBlocks(generator, seed, 0, 1, blocks, total, new AtomicBoolean(), true));
+      files.addAll(writeBlocks(generator, internal, seed, 0, 1, blocks, total, new AtomicBoolean(), true));
       return files;
     }
     AtomicBoolean cancelled = new AtomicBoolean();
     List<Future<List<DataFile>>> futures = new ArrayList<>();
     for (int w = 0; w < writers; w++) {
       int first = w;
-      futures.add(workers.submit(() -> writeBlocks(generator, seed, first, writers, blocks, total, cancelled, false)));
+      futures.add(workers.submit(() -> writeBlocks(generator, internal, seed, first, writers, blocks, total, cancelled, false)));
     }
     RuntimeException failure = null;
     boolean interrupted = false;
@@ -114,9 +115,9 @@ final class SyntheticWriter {
   }
 
   /** Writes blocks {@code first, first + stride, ...}: one writer's share of a synthetic ingest. */
-  private List<DataFile> writeBlocks(SyntheticRows generator, long seed, int first, int stride, long blocks,
-      long total, AtomicBoolean cancelled, boolean reportProgress) {
-    FileSink sink = new FileSink(table, schema, io, first);
+  private List<DataFile> writeBlocks(SyntheticRows generator, boolean internal, long seed, int first, int stride,
+      long blocks, long total, AtomicBoolean cancelled, boolean reportProgress) {
+    FileSink sink = internal ? FileSink.internal(table, schema, io, first) : FileSink.generic(table, schema, io, first);
     boolean finished = false;
     try {
       GenericRecord record = generator.newRecord();
