@@ -39,6 +39,15 @@ final class IngestProgressTracker {
     rows.set(count);
   }
 
+  /**
+   * Sets the row count to an engine's estimate of the rows written so far and reports when a
+   * reporting step is reached. Ingest thread only.
+   */
+  void estimate(long count) {
+    rows.set(count);
+    reportIfDue();
+  }
+
   /** Counts one written row and reports when a reporting step is reached. Ingest thread only. */
   void rowWritten() {
     long n = rows.incrementAndGet();

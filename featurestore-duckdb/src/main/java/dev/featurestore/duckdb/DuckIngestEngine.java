@@ -1,0 +1,540 @@
+package dev.featurestore.duckdb;
+
+import dev.featurestore.core.base.FileIngestEngine;
+import java.math.BigDecimal;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.function.DoubleConsumer;
+import org.apache.iceberg.PartitionField;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.types.Type;
+import org.apache.iceberg.types.Types;
+import org.duckdb.DuckDBPreparedStatement;
+import org.duckdb.QueryProgress;
+
+/**
+ * Core's file ingest engine on DuckDB (found through {@link java.util.ServiceLoader}; public only
+ * because the service loader requires it, not an API): one {@code COPY ... TO ... (FORMAT parquet,
+ * PARTITION_BY ..., FIELD_IDS ...)} statement reads the CSV or Parquet file, converts every value
+ * to its column's exact type and writes one Parquet file per partition, with the table's field
+ * ids, in a fresh in-memory DuckDB per ingest.
+ *
+ * <p>It converts only what it converts exactly as the Java path does (see {@link IngestSql}); any
+ * other value stops the statement ({@code error()}), and the ingest runs the Java path instead.
+ */
+public final class DuckIngestEngine implements FileIngestEngine {
+  /** DuckDB's memory for one ingest; partitions past it are flushed early or spilled to the output directory. */
+  static final String MEMORY_LIMIT = "1GB";
+
+  @Override
+  public String name() {
+    return "duckdb";
+  }
+
+  @Override
+  public Job prepare(Request request) throws Declined {
+    String sql;
+    IngestSql plan;
+    Connection connection;
+    try {
+      connection = open(request.outputDirectory());
+    } catch (SQLException e) {
+      throw new Declined("cannot open DuckDB: " + firstLine(e), e);
+    }
+    try {
+      Map<String, String> inputTypes = request.format() == Format.PARQUET
+          ? parquetTypes(connection, request.source()) : Map.of();
+      plan = new IngestSql(request, inputTypes);
+      sql = plan.copy();
+    } catch (Declined | SQLException | RuntimeException e) {
+      close(connection);
+      if (e instanceof Declined) {
+        throw (Declined) e;
+      }
+      throw new Declined("cannot plan the ingest: " + (e instanceof SQLException ? firstLine((SQLException) e) : e), e);
+    }
+    return new DuckJob(connection, sql, plan);
+  }
+
+  private static Connection open(Path work) throws SQLException {
+    Properties properties = new Properties();
+    properties.setProperty("memory_limit", MEMORY_LIMIT);
+    properties.setProperty("temp_directory", work.resolve(".duckdb-tmp").toString());
+    properties.setProperty("autoinstall_known_extensions", "false");
+    properties.setProperty("autoload_known_extensions", "false");
+    Connection connection = DriverManager.getConnection("jdbc:duckdb:", properties);
+    try (Statement statement = connection.createStatement()) {
+      // timestamps without an offset are UTC, as on the Java path; CAST(timestamptz AS DATE) is the UTC day
+      statement.execute("SET TimeZone = 'UTC'");
+      statement.execute("SET enable_progress_bar = true");
+      statement.execute("SET enable_progress_bar_print = false");
+    } catch (SQLException e) {
+      close(connection);
+      throw e;
+    }
+    return connection;
+  }
+
+  /** The DuckDB type of each top-level column of a Parquet file, by name. */
+  private static Map<String, String> parquetTypes(Connection connection, Path file) throws SQLException {
+    Map<String, String> types = new LinkedHashMap<>();
+    try (Statement statement = connection.createStatement();
+        ResultSet rows = statement.executeQuery(
+            "DESCRIBE SELECT * FROM read_parquet(" + DuckTypes.quote(file.toString()) + ")")) {
+      while (rows.next()) {
+        types.put(rows.getString("column_name"), rows.getString("column_type"));
+      }
+    }
+    return types;
+  }
+
+  static String firstLine(SQLException e) {
+    String message = String.valueOf(e.getMessage());
+    int newline = message.indexOf('\n');
+    return newline < 0 ? message : message.substring(0, newline);
+  }
+
+  private static void close(Connection connection) {
+    try {
+      connection.close();
+    } catch (SQLException e) {
+      // nothing was written through it that matters
+    }
+  }
+
+  /** One prepared COPY on its own connection. */
+  private static final class DuckJob implements Job {
+    private final Connection connection;
+    private final String sql;
+    private final IngestSql plan;
+    private volatile DuckDBPreparedStatement statement;
+    private volatile boolean cancelled;
+    private boolean closed;
+
+    DuckJob(Connection connection, String sql, IngestSql plan) {
+      this.connection = connection;
+      this.sql = sql;
+      this.plan = plan;
+    }
+
+    @Override
+    public List<WrittenFile> run(DoubleConsumer progress) throws Declined {
+      List<WrittenFile> files = new ArrayList<>();
+      SQLException[] failure = new SQLException[1];
+      try {
+        statement = connection.prepareStatement(sql).unwrap(DuckDBPreparedStatement.class);
+      } catch (SQLException e) {
+        throw new Declined("cannot prepare the COPY: " + firstLine(e), e);
+      }
+      if (cancelled) {
+        throw new Declined("cancelled");
+      }
+      // the statement runs on its own thread, so this one can report progress as Core's listener expects
+      Thread copy = new Thread(() -> {
+        try (ResultSet result = statement.executeQuery()) {
+          while (result.next()) {
+            files.add(plan.writtenFile(result.getString("filename"), result.getLong("count"),
+                result.getObject("partition_keys")));
+          }
+        } catch (SQLException e) {
+          failure[0] = e;
+        } catch (RuntimeException e) {
+          failure[0] = new SQLException("Cannot read the COPY's result: " + e, e);
+        }
+      }, "featurestore-duckdb-ingest");
+      copy.setDaemon(true);
+      copy.start();
+      boolean interrupted = false;
+      try {
+        while (copy.isAlive()) {
+          try {
+            copy.join(100);
+          } catch (InterruptedException e) {
+            interrupted = true;
+            cancel();
+          }
+          if (copy.isAlive() && !cancelled) {
+            try {
+              QueryProgress p = statement.getQueryProgress();
+              if (p.getPercentage() >= 0) {
+                progress.accept(Math.min(1.0, p.getPercentage() / 100));
+              }
+            } catch (SQLException e) {
+              // progress is a courtesy
+            }
+          }
+        }
+      } finally {
+        if (interrupted) {
+          Thread.currentThread().interrupt();
+        }
+      }
+      if (cancelled || interrupted) {
+        throw new Declined("cancelled");
+      }
+      if (failure[0] != null) {
+        throw new Declined(IngestSql.reason(failure[0]), failure[0]);
+      }
+      progress.accept(1.0);
+      return files;
+    }
+
+    @Override
+    public void cancel() {
+      cancelled = true;
+      DuckDBPreparedStatement running = statement;
+      if (running != null) {
+        try {
+          running.cancel();
+        } catch (SQLException e) {
+          // it may have finished already
+        }
+      }
+    }
+
+    @Override
+    public synchronized void close() {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      DuckDBPreparedStatement running = statement;
+      if (running != null) {
+        try {
+          running.close();
+        } catch (SQLException e) {
+          // closing the connection below releases it too
+        }
+      }
+      DuckIngestEngine.close(connection);
+    }
+  }
+
+  /**
+   * The COPY statement of one ingest, and how its result rows become written files. Value
+   * conversions, per Iceberg type, from CSV text (read as VARCHAR; an empty field is null, as on
+   * the Java path):
+   *
+   * <ul>
+   *   <li>int, long: only digits and signs, then DuckDB's cast (which also reads {@code 1_000},
+   *       {@code 0x10}, {@code 1.0}, {@code " 5"}: forms the Java path reads differently or refuses);
+   *   <li>double: only digits, {@code .}, {@code e}, {@code E} and signs, then the cast, refusing
+   *       a result that overflowed to infinity or underflowed to zero (the Java path refuses both);
+   *   <li>decimal(p, s): digits, one point, signs, at most {@code s} fraction digits (DuckDB would
+   *       round more; the Java path refuses them);
+   *   <li>boolean: {@code true} or {@code false} in any case (DuckDB also reads t, yes, 1);
+   *   <li>date, time, timestamp, timestamptz: the ISO-8601 forms both read alike (4-digit years
+   *       from 1000, valid hours, minutes, seconds, at most 6 fraction digits, offsets up to 18:00);
+   *       without an offset a timestamp is UTC, with one a timestamp without zone is its UTC time
+   *       (DuckDB's own cast would drop the offset);
+   *   <li>string: as it is; float, uuid (DuckDB writes it without Parquet's UUID annotation), binary,
+   *       fixed and nanosecond timestamps are not taken.
+   * </ul>
+   *
+   * From Parquet, only the same types, integer widening, decimal widening at the same scale and
+   * between the two timestamp kinds (in UTC).
+   */
+  static final class IngestSql {
+    private static final String DECLINE = "featurestore-ingest-decline";
+    private static final String PARTITION_PREFIX = "__featurestore_partition_";
+    private static final String TIME = "([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9](\\.[0-9]{1,6})?)?";
+    private static final String DATE = "[1-9][0-9]{3}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])";
+    private static final String OFFSET = "(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)";
+    private static final String TIMESTAMP = DATE + "([T ]" + TIME + OFFSET + "?)?";
+    private static final Set<String> CODECS = Set.of("zstd", "snappy", "gzip", "uncompressed", "brotli");
+
+    private final Request request;
+    private final Schema schema;
+    private final List<PartitionField> partitionFields = new ArrayList<>();
+    private final List<String> partitionExpressions = new ArrayList<>();
+
+    IngestSql(Request request, Map<String, String> parquetTypes) throws Declined {
+      this.request = request;
+      this.schema = request.schema();
+      for (Types.NestedField column : schema.columns()) {
+        if (column.name().startsWith(PARTITION_PREFIX)) {
+          throw new Declined("column name reserved by the engine: " + column.name());
+        }
+      }
+      if (request.format() == Format.PARQUET) {
+        checkParquetNames(parquetTypes);
+      }
+      this.parquetTypes = parquetTypes;
+      for (PartitionField field : request.spec().fields()) {
+        if (field.transform().isVoid()) {
+          continue;
+        }
+        Types.NestedField source = schema.findField(field.sourceId());
+        partitionFields.add(field);
+        partitionExpressions.add(partitionExpression(field, source));
+      }
+    }
+
+    private final Map<String, String> parquetTypes;
+
+    private void checkParquetNames(Map<String, String> types) throws Declined {
+      if (!types.keySet().equals(Set.copyOf(request.inputColumns()))) {
+        throw new Declined("DuckDB reads other columns than the Parquet footer names: " + types.keySet());
+      }
+    }
+
+    /** The whole statement. */
+    String copy() throws Declined {
+      StringBuilder select = new StringBuilder("SELECT ");
+      List<Types.NestedField> columns = schema.columns();
+      Set<String> input = Set.copyOf(request.inputColumns());
+      for (int i = 0; i < columns.size(); i++) {
+        Types.NestedField column = columns.get(i);
+        if (i > 0) {
+          select.append(", ");
+        }
+        String value = input.contains(column.name()) ? value(column) : "CAST(NULL AS " + sqlType(column) + ")";
+        select.append(value).append(" AS ").append(DuckTypes.identifier(column.name()));
+      }
+      StringBuilder outer = new StringBuilder("SELECT *");
+      for (int i = 0; i < partitionExpressions.size(); i++) {
+        outer.append(", ").append(partitionExpressions.get(i)).append(" AS ").append(DuckTypes.identifier(PARTITION_PREFIX + i));
+      }
+      outer.append(" FROM (").append(select).append(" FROM ").append(source()).append(")");
+
+      StringBuilder options = new StringBuilder("FORMAT parquet");
+      String codec = request.compressionCodec().toLowerCase(Locale.ROOT);
+      if (!CODECS.contains(codec)) {
+        throw new Declined("compression codec: " + codec);
+      }
+      options.append(", COMPRESSION ").append(DuckTypes.quote(codec));
+      if (request.compressionLevel().isPresent()) {
+        if (!codec.equals("zstd")) {
+          throw new Declined("compression level for " + codec);
+        }
+        options.append(", COMPRESSION_LEVEL ").append(request.compressionLevel().getAsInt());
+      }
+      if (!partitionExpressions.isEmpty()) {
+        options.append(", PARTITION_BY (");
+        for (int i = 0; i < partitionExpressions.size(); i++) {
+          options.append(i > 0 ? ", " : "").append(DuckTypes.identifier(PARTITION_PREFIX + i));
+        }
+        options.append(")");
+      }
+      options.append(", FILE_SIZE_BYTES ").append(request.targetFileSizeBytes());
+      options.append(", FIELD_IDS {");
+      for (int i = 0; i < columns.size(); i++) {
+        options.append(i > 0 ? ", " : "").append(DuckTypes.identifier(columns.get(i).name())).append(": ")
+            .append(columns.get(i).fieldId());
+      }
+      options.append("}, RETURN_STATS true");
+      return "COPY (" + outer + ") TO " + DuckTypes.quote(request.outputDirectory().resolve("files").toString())
+          + " (" + options + ")";
+    }
+
+    private String source() {
+      Path file = request.source();
+      if (request.format() == Format.PARQUET) {
+        return "read_parquet(" + DuckTypes.quote(file.toString()) + ")";
+      }
+      StringBuilder columns = new StringBuilder("{");
+      List<String> names = request.inputColumns();
+      for (int i = 0; i < names.size(); i++) {
+        columns.append(i > 0 ? ", " : "").append(DuckTypes.quote(names.get(i))).append(": 'VARCHAR'");
+      }
+      columns.append("}");
+      // the header as the Java path read it names the columns; DuckDB only skips its line
+      return "read_csv(" + DuckTypes.quote(file.toString()) + ", auto_detect = false, header = true, delim = ',', "
+          + "quote = '\"', escape = '\"', strict_mode = true, null_padding = false, encoding = 'utf-8', columns = "
+          + columns + ")";
+    }
+
+    private static String sqlType(Types.NestedField column) {
+      return DuckTypes.sqlType(column.type(), column.name());
+    }
+
+    /** The converted, checked value of an input column. */
+    private String value(Types.NestedField column) throws Declined {
+      String name = DuckTypes.identifier(column.name());
+      String converted;
+      String raw;
+      if (request.format() == Format.CSV) {
+        raw = "NULLIF(" + name + ", '')";
+        converted = fromText(column, raw);
+      } else {
+        raw = name;
+        converted = fromParquet(column, name, parquetTypes.get(column.name()));
+      }
+      String decline = "error(" + DuckTypes.quote(DECLINE + ": column " + column.name()) + ")";
+      String whenNull = column.isRequired() ? decline : "NULL";
+      if (converted.equals(raw)) {
+        return column.isRequired() ? "coalesce(" + raw + ", " + decline + ")" : raw;
+      }
+      return "CASE WHEN " + raw + " IS NULL THEN " + whenNull + " ELSE coalesce(" + converted + ", " + decline + ") END";
+    }
+
+    /** SQL converting non-null text {@code v} exactly as the Java path does, or null for text it does not check. */
+    private static String fromText(Types.NestedField column, String v) throws Declined {
+      Type type = column.type();
+      switch (type.typeId()) {
+        case STRING:
+          return v;
+        case BOOLEAN:
+          return "CASE lower(" + v + ") WHEN 'true' THEN true WHEN 'false' THEN false END";
+        case INTEGER:
+          return "CASE WHEN trim(" + v + ", '0123456789+-') = '' THEN TRY_CAST(" + v + " AS INTEGER) END";
+        case LONG:
+          return "CASE WHEN trim(" + v + ", '0123456789+-') = '' THEN TRY_CAST(" + v + " AS BIGINT) END";
+        case DOUBLE: {
+          String d = "TRY_CAST(" + v + " AS DOUBLE)";
+          return "CASE WHEN trim(" + v + ", '0123456789.eE+-') = '' THEN (CASE WHEN isinf(" + d + ") THEN NULL "
+              + "WHEN " + d + " = 0 AND regexp_matches(" + v + ", '^[^eE]*[1-9]') THEN NULL ELSE " + d + " END) END";
+        }
+        case DECIMAL: {
+          Types.DecimalType decimal = (Types.DecimalType) type;
+          return "CASE WHEN trim(" + v + ", '0123456789.+-') = '' AND (strpos(" + v + ", '.') = 0 OR length(" + v
+              + ") - strpos(" + v + ", '.') <= " + decimal.scale() + ") THEN TRY_CAST(" + v + " AS DECIMAL("
+              + decimal.precision() + "," + decimal.scale() + ")) END";
+        }
+        case DATE:
+          return "CASE WHEN regexp_full_match(" + v + ", '" + DATE + "') THEN TRY_CAST(" + v + " AS DATE) END";
+        case TIME:
+          return "CASE WHEN regexp_full_match(" + v + ", '" + TIME + "') THEN TRY_CAST(" + v + " AS TIME) END";
+        case TIMESTAMP: {
+          String parsed = "TRY_CAST(" + v + " AS TIMESTAMPTZ)";
+          String typed = ((Types.TimestampType) type).shouldAdjustToUTC() ? parsed : "CAST(" + parsed + " AS TIMESTAMP)";
+          return "CASE WHEN regexp_full_match(" + v + ", '" + TIMESTAMP + "') THEN " + typed + " END";
+        }
+        default:
+          throw new Declined("column " + column.name() + " of type " + type + " from CSV");
+      }
+    }
+
+    /** SQL converting a Parquet column of DuckDB type {@code from} exactly as the Java path does. */
+    private static String fromParquet(Types.NestedField column, String name, String from) throws Declined {
+      Type type = column.type();
+      String to = DuckTypes.sqlType(type, column.name());
+      if (from == null) {
+        throw new Declined("no DuckDB type for column " + column.name());
+      }
+      if (from.equals(to) && type.typeId() != Type.TypeID.FIXED && type.typeId() != Type.TypeID.TIMESTAMP_NANO
+          && type.typeId() != Type.TypeID.UUID) {
+        return name;
+      }
+      boolean widening = switch (type.typeId()) {
+        case LONG -> Set.of("TINYINT", "SMALLINT", "INTEGER").contains(from);
+        case INTEGER -> Set.of("TINYINT", "SMALLINT").contains(from);
+        case TIMESTAMP -> Set.of("TIMESTAMP", "TIMESTAMP WITH TIME ZONE").contains(from);
+        case DECIMAL -> sameScaleNarrower(from, (Types.DecimalType) type);
+        default -> false;
+      };
+      if (!widening) {
+        throw new Declined("column " + column.name() + ": " + from + " to " + type);
+      }
+      return "CAST(" + name + " AS " + to + ")";
+    }
+
+    private static boolean sameScaleNarrower(String from, Types.DecimalType to) {
+      java.util.regex.Matcher m = java.util.regex.Pattern.compile("DECIMAL\\((\\d+),(\\d+)\\)").matcher(from);
+      return m.matches() && Integer.parseInt(m.group(2)) == to.scale() && Integer.parseInt(m.group(1)) <= to.precision();
+    }
+
+    /**
+     * The partition value of a row as DuckDB computes it (Iceberg's transforms, floor semantics,
+     * in UTC); core checks every file's value against Iceberg's own transform of its bounds.
+     */
+    private static String partitionExpression(PartitionField field, Types.NestedField source) throws Declined {
+      String x = DuckTypes.identifier(source.name());
+      Type.TypeID type = source.type().typeId();
+      String transform = field.transform().toString();
+      boolean timestamp = type == Type.TypeID.TIMESTAMP;
+      boolean date = type == Type.TypeID.DATE;
+      switch (transform) {
+        case "identity":
+          return switch (type) {
+            case INTEGER, LONG, STRING, BOOLEAN, DECIMAL -> "CAST(" + x + " AS VARCHAR)";
+            case DATE -> "CAST(" + x + " - DATE '1970-01-01' AS VARCHAR)";
+            case TIMESTAMP -> "CAST(epoch_us(" + x + ") AS VARCHAR)";
+            default -> throw new Declined("identity partition on " + source.type());
+          };
+        case "year":
+          if (timestamp || date) {
+            return "CAST(year(" + x + ") - 1970 AS VARCHAR)";
+          }
+          break;
+        case "month":
+          if (timestamp || date) {
+            return "CAST((year(" + x + ") - 1970) * 12 + month(" + x + ") - 1 AS VARCHAR)";
+          }
+          break;
+        case "day":
+          if (timestamp) {
+            return "CAST(CAST(" + x + " AS DATE) - DATE '1970-01-01' AS VARCHAR)";
+          }
+          if (date) {
+            return "CAST(" + x + " - DATE '1970-01-01' AS VARCHAR)";
+          }
+          break;
+        case "hour":
+          if (timestamp) {
+            return "CAST(epoch_us(date_trunc('hour', " + x + ")) // 3600000000 AS VARCHAR)";
+          }
+          break;
+        default:
+          break;
+      }
+      throw new Declined("partition transform " + field + " on " + source.type());
+    }
+
+    /** A row of the COPY's result as a written file, its partition values in Iceberg's internal form. */
+    WrittenFile writtenFile(String filename, long rows, Object partitionKeys) {
+      List<Object> partition = new ArrayList<>();
+      Map<?, ?> keys = partitionKeys instanceof Map ? (Map<?, ?>) partitionKeys : Map.of();
+      int next = 0;
+      for (PartitionField field : request.spec().fields()) {
+        if (field.transform().isVoid()) {
+          partition.add(null);
+          continue;
+        }
+        Object text = keys.get(PARTITION_PREFIX + next);
+        if (!keys.containsKey(PARTITION_PREFIX + next)) {
+          throw new IllegalStateException("Cannot read partition value: missing in the COPY's result: " + field);
+        }
+        partition.add(text == null ? null : internal(field, schema.findField(field.sourceId()).type(), text.toString()));
+        next++;
+      }
+      return new WrittenFile(Path.of(filename), rows, partition);
+    }
+
+    private static Object internal(PartitionField field, Type source, String text) {
+      if (!field.transform().isIdentity()) {
+        return Integer.parseInt(text);
+      }
+      return switch (source.typeId()) {
+        case INTEGER, DATE -> Integer.parseInt(text);
+        case LONG, TIMESTAMP -> Long.parseLong(text);
+        case STRING -> text;
+        case BOOLEAN -> Boolean.parseBoolean(text);
+        case DECIMAL -> new BigDecimal(text).setScale(((Types.DecimalType) source).scale());
+        default -> throw new IllegalStateException("Cannot read partition value of type " + source);
+      };
+    }
+
+    /** Why a COPY failed, for the log: a value outside the checked forms, or DuckDB's first line. */
+    static String reason(SQLException e) {
+      String line = firstLine(e);
+      int at = line.indexOf(DECLINE);
+      if (at >= 0) {
+        return "a value outside the forms it converts exactly as the Java path does, in "
+            + line.substring(at + DECLINE.length() + 2);
+      }
+      return line;
+    }
+  }
+}
