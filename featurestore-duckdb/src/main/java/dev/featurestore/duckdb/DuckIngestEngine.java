@@ -291,22 +291,47 @@ public final class DuckIngestEngine implements FileIngestEngine {
 
     /** The whole statement. */
     String copy() throws Declined {
-      StringBuilder select = new StringBuilder("SELECT ");
       List<Types.NestedField> columns = schema.columns();
       Set<String> input = Set.copyOf(request.inputColumns());
-      for (int i = 0; i < columns.size(); i++) {
-        Types.NestedField column = columns.get(i);
-        if (i > 0) {
-          select.append(", ");
+      StringBuilder select = new StringBuilder("SELECT ");
+      String from;
+      if (request.format() == Format.CSV) {
+        // three steps: the text (empty is null), each column's candidate value, the checked value
+        StringBuilder text = new StringBuilder("SELECT ");
+        StringBuilder candidates = new StringBuilder();
+        List<String> names = request.inputColumns();
+        for (int i = 0; i < names.size(); i++) {
+          String name = DuckTypes.identifier(names.get(i));
+          text.append(i > 0 ? ", " : "").append("NULLIF(").append(name).append(", '') AS ").append(name);
         }
-        String value = input.contains(column.name()) ? value(column) : "CAST(NULL AS " + sqlType(column) + ")";
-        select.append(value).append(" AS ").append(DuckTypes.identifier(column.name()));
+        for (int i = 0; i < columns.size(); i++) {
+          Types.NestedField column = columns.get(i);
+          if (input.contains(column.name())) {
+            String v = DuckTypes.identifier(column.name());
+            candidates.append(candidates.length() > 0 ? ", " : "").append(v).append(" AS ").append(text(i))
+                .append(", ").append(candidate(column, v)).append(" AS ").append(typed(i));
+          }
+        }
+        from = "(SELECT " + candidates + " FROM (" + text + " FROM " + source() + "))";
+        for (int i = 0; i < columns.size(); i++) {
+          Types.NestedField column = columns.get(i);
+          String value = input.contains(column.name()) ? checked(column, text(i), typed(i))
+              : "CAST(NULL AS " + sqlType(column) + ")";
+          select.append(i > 0 ? ", " : "").append(value).append(" AS ").append(DuckTypes.identifier(column.name()));
+        }
+      } else {
+        from = source();
+        for (int i = 0; i < columns.size(); i++) {
+          Types.NestedField column = columns.get(i);
+          String value = input.contains(column.name()) ? fromParquet(column) : "CAST(NULL AS " + sqlType(column) + ")";
+          select.append(i > 0 ? ", " : "").append(value).append(" AS ").append(DuckTypes.identifier(column.name()));
+        }
       }
       StringBuilder outer = new StringBuilder("SELECT *");
       for (int i = 0; i < partitionExpressions.size(); i++) {
         outer.append(", ").append(partitionExpressions.get(i)).append(" AS ").append(DuckTypes.identifier(PARTITION_PREFIX + i));
       }
-      outer.append(" FROM (").append(select).append(" FROM ").append(source()).append(")");
+      outer.append(" FROM (").append(select).append(" FROM ").append(from).append(")");
 
       StringBuilder options = new StringBuilder("FORMAT parquet");
       String codec = request.compressionCodec().toLowerCase(Locale.ROOT);
@@ -359,28 +384,30 @@ public final class DuckIngestEngine implements FileIngestEngine {
       return DuckTypes.sqlType(column.type(), column.name());
     }
 
-    /** The converted, checked value of an input column. */
-    private String value(Types.NestedField column) throws Declined {
-      String name = DuckTypes.identifier(column.name());
-      String converted;
-      String raw;
-      if (request.format() == Format.CSV) {
-        raw = "NULLIF(" + name + ", '')";
-        converted = fromText(column, raw);
-      } else {
-        raw = name;
-        converted = fromParquet(column, name, parquetTypes.get(column.name()));
-      }
-      String decline = "error(" + DuckTypes.quote(DECLINE + ": column " + column.name()) + ")";
-      String whenNull = column.isRequired() ? decline : "NULL";
-      if (converted.equals(raw)) {
-        return column.isRequired() ? "coalesce(" + raw + ", " + decline + ")" : raw;
-      }
-      return "CASE WHEN " + raw + " IS NULL THEN " + whenNull + " ELSE coalesce(" + converted + ", " + decline + ") END";
+    private static String text(int column) {
+      return DuckTypes.identifier(PARTITION_PREFIX + "text_" + column);
     }
 
-    /** SQL converting non-null text {@code v} exactly as the Java path does, or null for text it does not check. */
-    private static String fromText(Types.NestedField column, String v) throws Declined {
+    private static String typed(int column) {
+      return DuckTypes.identifier(PARTITION_PREFIX + "typed_" + column);
+    }
+
+    private static String decline(Types.NestedField column) {
+      return "error(" + DuckTypes.quote(DECLINE + ": column " + column.name()) + ")";
+    }
+
+    /** A Parquet column, converted, a required one checked for nulls. */
+    private String fromParquet(Types.NestedField column) throws Declined {
+      String name = DuckTypes.identifier(column.name());
+      String converted = fromParquet(column, name, parquetTypes.get(column.name()));
+      return column.isRequired() ? "coalesce(" + converted + ", " + decline(column) + ")" : converted;
+    }
+
+    /**
+     * A CSV column's candidate value from its text {@code v} (null when the text is null): DuckDB's
+     * reading of the text, which {@link #checked} keeps only where it is the Java path's too.
+     */
+    private static String candidate(Types.NestedField column, String v) throws Declined {
       Type type = column.type();
       switch (type.typeId()) {
         case STRING:
@@ -388,19 +415,14 @@ public final class DuckIngestEngine implements FileIngestEngine {
         case BOOLEAN:
           return "CASE lower(" + v + ") WHEN 'true' THEN true WHEN 'false' THEN false END";
         case INTEGER:
-          return "CASE WHEN trim(" + v + ", '0123456789+-') = '' THEN TRY_CAST(" + v + " AS INTEGER) END";
+          return "TRY_CAST(" + v + " AS INTEGER)";
         case LONG:
-          return "CASE WHEN trim(" + v + ", '0123456789+-') = '' THEN TRY_CAST(" + v + " AS BIGINT) END";
-        case DOUBLE: {
-          String d = "TRY_CAST(" + v + " AS DOUBLE)";
-          return "CASE WHEN trim(" + v + ", '0123456789.eE+-') = '' THEN (CASE WHEN isinf(" + d + ") THEN NULL "
-              + "WHEN " + d + " = 0 AND regexp_matches(" + v + ", '^[^eE]*[1-9]') THEN NULL ELSE " + d + " END) END";
-        }
+          return "TRY_CAST(" + v + " AS BIGINT)";
+        case DOUBLE:
+          return "TRY_CAST(" + v + " AS DOUBLE)";
         case DECIMAL: {
           Types.DecimalType decimal = (Types.DecimalType) type;
-          return "CASE WHEN trim(" + v + ", '0123456789.+-') = '' AND (strpos(" + v + ", '.') = 0 OR length(" + v
-              + ") - strpos(" + v + ", '.') <= " + decimal.scale() + ") THEN TRY_CAST(" + v + " AS DECIMAL("
-              + decimal.precision() + "," + decimal.scale() + ")) END";
+          return "TRY_CAST(" + v + " AS DECIMAL(" + decimal.precision() + "," + decimal.scale() + "))";
         }
         case DATE:
           return "CASE WHEN regexp_full_match(" + v + ", '" + DATE + "') THEN TRY_CAST(" + v + " AS DATE) END";
@@ -414,6 +436,39 @@ public final class DuckIngestEngine implements FileIngestEngine {
         default:
           throw new Declined("column " + column.name() + " of type " + type + " from CSV");
       }
+    }
+
+    /**
+     * A CSV column's value: null for null text (an error for a required column), else the candidate
+     * where DuckDB read the text as the Java path does, else an error that stops the statement.
+     */
+    private static String checked(Types.NestedField column, String v, String t) {
+      String same;
+      switch (column.type().typeId()) {
+        case STRING:
+          return column.isRequired() ? "coalesce(" + v + ", " + decline(column) + ")" : v;
+        case INTEGER:
+        case LONG:
+          // only the canonical text: DuckDB also reads 1_000, 0x10, 0b11, 1e3, and 1.5 as 2
+          same = "CAST(" + t + " AS VARCHAR) = " + v;
+          break;
+        case DOUBLE:
+          // DuckDB also reads 1_0, inf and nan in any case, and overflows to infinity or underflows to
+          // zero where the Java path refuses the number
+          same = t + " IS NOT NULL AND NOT isinf(" + t + ") AND NOT isnan(" + t + ") AND NOT contains(" + v
+              + ", '_') AND (" + t + " <> 0 OR NOT regexp_matches(" + v + ", '^[^eE]*[1-9]'))";
+          break;
+        case DECIMAL:
+          // no letters (exponents, inf, nan), no underscores, no more fraction digits than the scale (DuckDB rounds them)
+          same = t + " IS NOT NULL AND lower(" + v + ") = upper(" + v + ") AND NOT contains(" + v + ", '_') AND (strpos("
+              + v + ", '.') = 0 OR length(" + v + ") - strpos(" + v + ", '.') <= "
+              + ((Types.DecimalType) column.type()).scale() + ")";
+          break;
+        default:
+          same = t + " IS NOT NULL";
+      }
+      return "CASE WHEN " + v + " IS NULL THEN " + (column.isRequired() ? decline(column) : "NULL") + " WHEN " + same
+          + " THEN " + t + " ELSE " + decline(column) + " END";
     }
 
     /** SQL converting a Parquet column of DuckDB type {@code from} exactly as the Java path does. */

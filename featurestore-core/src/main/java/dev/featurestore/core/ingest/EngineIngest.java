@@ -193,6 +193,7 @@ final class EngineIngest {
           files = job.run(fraction -> progress.estimate((long) (fraction * expectedRows)));
         }
       }
+      long writtenNanos = System.nanoTime();
       long rows = 0;
       for (WrittenFile written : files) {
         rows += written.rows();
@@ -202,8 +203,9 @@ final class EngineIngest {
       }
       placed = place(files, staging);
       done = true;
-      LOG.debug("Ingest into {}: {} wrote {} rows in {} files in {} ms", id, engine.name(), rows, placed.size(),
-          (System.nanoTime() - startNanos) / 1_000_000);
+      LOG.debug("Ingest into {}: {} wrote {} rows in {} files in {} ms, checked and placed them in {} ms", id,
+          engine.name(), rows, placed.size(), (writtenNanos - startNanos) / 1_000_000,
+          (System.nanoTime() - writtenNanos) / 1_000_000);
       return Optional.of(new Written(placed, rows, engine.name()));
     } catch (Declined e) {
       LOG.info("Ingest into {} runs on the Java path: {} declined: {}", id, engine.name(), e.getMessage());
