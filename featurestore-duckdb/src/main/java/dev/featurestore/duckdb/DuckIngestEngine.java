@@ -56,6 +56,9 @@ public final class DuckIngestEngine implements FileIngestEngine {
       Map<String, String> inputTypes = request.format() == Format.PARQUET
           ? parquetTypes(connection, request.source()) : Map.of();
       plan = new IngestSql(request, inputTypes);
+      if (request.format() == Format.CSV) {
+        plan.sampleTimestampFormats(connection);
+      }
       sql = plan.copy();
     } catch (Declined | SQLException | RuntimeException e) {
       close(connection);
@@ -282,6 +285,62 @@ public final class DuckIngestEngine implements FileIngestEngine {
     }
 
     private final Map<String, String> parquetTypes;
+    /** Per timestamp column, the strftime format its first value is written in, if one of {@link #FORMATS}. */
+    private final Map<String, String> timestampFormats = new java.util.HashMap<>();
+
+    /**
+     * The usual ways to write a timestamp without an offset (or in UTC as {@code Z}); a value that
+     * DuckDB formats back to the same text in one of them is read alike by both paths.
+     */
+    private static final List<String> FORMATS = List.of(
+        "%Y-%m-%dT%H:%M:%S.%fZ", "%Y-%m-%dT%H:%M:%SZ", "%Y-%m-%dT%H:%M:%S.%gZ",
+        "%Y-%m-%d %H:%M:%S", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%d %H:%M:%S.%f", "%Y-%m-%dT%H:%M:%S.%f",
+        "%Y-%m-%d %H:%M:%S.%g", "%Y-%m-%dT%H:%M:%S.%g", "%Y-%m-%d");
+
+    /**
+     * Reads the first row's timestamps and keeps, per column, the format they are written in: the
+     * statement then checks each value by formatting it back (cheap), and only values in another
+     * form with the full pattern (a regular expression, several times as costly).
+     */
+    void sampleTimestampFormats(Connection connection) throws SQLException {
+      List<String> columns = new ArrayList<>();
+      for (Types.NestedField column : schema.columns()) {
+        if (column.type().typeId() == Type.TypeID.TIMESTAMP && request.inputColumns().contains(column.name())) {
+          columns.add(column.name());
+        }
+      }
+      if (columns.isEmpty()) {
+        return;
+      }
+      StringBuilder select = new StringBuilder("SELECT ");
+      for (int i = 0; i < columns.size(); i++) {
+        String v = "NULLIF(" + DuckTypes.identifier(columns.get(i)) + ", '')";
+        select.append(i > 0 ? ", " : "").append(v).append(", TRY_CAST(").append(v).append(" AS TIMESTAMP)");
+      }
+      try (Statement statement = connection.createStatement();
+          ResultSet row = statement.executeQuery(select + " FROM " + source() + " LIMIT 1")) {
+        if (!row.next()) {
+          return;
+        }
+        for (int i = 0; i < columns.size(); i++) {
+          String text = row.getString(2 * i + 1);
+          if (text == null || row.getObject(2 * i + 2) == null) {
+            continue;
+          }
+          for (String format : FORMATS) {
+            try (ResultSet formatted = statement.executeQuery("SELECT strftime(TRY_CAST(" + DuckTypes.quote(text)
+                + " AS TIMESTAMP), " + DuckTypes.quote(format) + ") = " + DuckTypes.quote(text))) {
+              if (formatted.next() && formatted.getBoolean(1)) {
+                timestampFormats.put(columns.get(i), format);
+                break;
+              }
+            }
+          }
+        }
+      } catch (SQLException e) {
+        // a file DuckDB cannot read: the statement fails the same way and the Java path runs
+      }
+    }
 
     private void checkParquetNames(Map<String, String> types) throws Declined {
       if (!types.keySet().equals(Set.copyOf(request.inputColumns()))) {
@@ -352,7 +411,10 @@ public final class DuckIngestEngine implements FileIngestEngine {
         }
         options.append(")");
       }
-      options.append(", FILE_SIZE_BYTES ").append(request.targetFileSizeBytes());
+      if (mayReachTargetSize()) {
+        // rolling costs DuckDB some of its parallel writing: only when a file may reach the target
+        options.append(", FILE_SIZE_BYTES ").append(request.targetFileSizeBytes());
+      }
       options.append(", FIELD_IDS {");
       for (int i = 0; i < columns.size(); i++) {
         options.append(i > 0 ? ", " : "").append(DuckTypes.identifier(columns.get(i).name())).append(": ")
@@ -361,6 +423,20 @@ public final class DuckIngestEngine implements FileIngestEngine {
       options.append("}, RETURN_STATS true");
       return "COPY (" + outer + ") TO " + DuckTypes.quote(request.outputDirectory().resolve("files").toString())
           + " (" + options + ")";
+    }
+
+    /**
+     * Whether one partition's file may reach the target size: when the source, at the usual
+     * shrink from CSV text to compressed Parquet (at least half), could be that large.
+     */
+    private boolean mayReachTargetSize() {
+      long size;
+      try {
+        size = java.nio.file.Files.size(request.source());
+      } catch (java.io.IOException e) {
+        return true;
+      }
+      return (request.format() == Format.CSV ? size / 2 : size) >= request.targetFileSizeBytes();
     }
 
     private String source() {
@@ -396,6 +472,32 @@ public final class DuckIngestEngine implements FileIngestEngine {
       return "error(" + DuckTypes.quote(DECLINE + ": column " + column.name()) + ")";
     }
 
+    /**
+     * A timestamp from its text {@code v} and clock time {@code t}: text in the column's sampled
+     * format (formatted back from {@code t}, so no offset or Z) is {@code t} in UTC; other text must
+     * match the ISO-8601 pattern both paths read alike and is read with its offset.
+     */
+    private String timestamp(Types.NestedField column, String v, String t) {
+      boolean zoned = ((Types.TimestampType) column.type()).shouldAdjustToUTC();
+      String format = timestampFormats.get(column.name());
+      String nullCase = column.isRequired() ? decline(column) : "NULL";
+      StringBuilder sql = new StringBuilder("CASE WHEN ").append(v).append(" IS NULL THEN ").append(nullCase);
+      if (format != null) {
+        sql.append(" WHEN strftime(").append(t).append(", ").append(DuckTypes.quote(format)).append(") = ").append(v)
+            .append(" AND epoch_us(").append(t).append(") BETWEEN ").append(MIN_MICROS).append(" AND ").append(MAX_MICROS)
+            .append(" THEN ").append(zoned ? "make_timestamptz(epoch_us(" + t + "))" : t);
+      }
+      String withOffset = "TRY_CAST(" + v + " AS TIMESTAMPTZ)";
+      sql.append(" WHEN regexp_full_match(").append(v).append(", '").append(TIMESTAMP).append("') THEN coalesce(")
+          .append(zoned ? withOffset : "CAST(" + withOffset + " AS TIMESTAMP)").append(", ").append(decline(column))
+          .append(") ELSE ").append(decline(column)).append(" END");
+      return sql.toString();
+    }
+
+    /** 1000-01-01T00:00 and 9999-12-31T23:59:59.999999 in micros: the four-digit years the Java path reads. */
+    private static final long MIN_MICROS = -30_610_224_000_000_000L;
+    private static final long MAX_MICROS = 253_402_300_799_999_999L;
+
     /** A Parquet column, converted, a required one checked for nulls. */
     private String fromParquet(Types.NestedField column) throws Declined {
       String name = DuckTypes.identifier(column.name());
@@ -425,14 +527,12 @@ public final class DuckIngestEngine implements FileIngestEngine {
           return "TRY_CAST(" + v + " AS DECIMAL(" + decimal.precision() + "," + decimal.scale() + "))";
         }
         case DATE:
-          return "CASE WHEN regexp_full_match(" + v + ", '" + DATE + "') THEN TRY_CAST(" + v + " AS DATE) END";
+          return "TRY_CAST(" + v + " AS DATE)";
         case TIME:
           return "CASE WHEN regexp_full_match(" + v + ", '" + TIME + "') THEN TRY_CAST(" + v + " AS TIME) END";
-        case TIMESTAMP: {
-          String parsed = "TRY_CAST(" + v + " AS TIMESTAMPTZ)";
-          String typed = ((Types.TimestampType) type).shouldAdjustToUTC() ? parsed : "CAST(" + parsed + " AS TIMESTAMP)";
-          return "CASE WHEN regexp_full_match(" + v + ", '" + TIMESTAMP + "') THEN " + typed + " END";
-        }
+        case TIMESTAMP:
+          // the text's clock time, any offset ignored: kept only for text without one (or with Z)
+          return "TRY_CAST(" + v + " AS TIMESTAMP)";
         default:
           throw new Declined("column " + column.name() + " of type " + type + " from CSV");
       }
@@ -442,9 +542,15 @@ public final class DuckIngestEngine implements FileIngestEngine {
      * A CSV column's value: null for null text (an error for a required column), else the candidate
      * where DuckDB read the text as the Java path does, else an error that stops the statement.
      */
-    private static String checked(Types.NestedField column, String v, String t) {
+    private String checked(Types.NestedField column, String v, String t) {
       String same;
       switch (column.type().typeId()) {
+        case DATE:
+          // exactly yyyy-MM-dd with a four-digit year, as the Java path reads it
+          same = "strftime(" + t + ", '%Y-%m-%d') = " + v + " AND " + t + " BETWEEN DATE '1000-01-01' AND DATE '9999-12-31'";
+          break;
+        case TIMESTAMP:
+          return timestamp(column, v, t);
         case STRING:
           return column.isRequired() ? "coalesce(" + v + ", " + decline(column) + ")" : v;
         case INTEGER:
@@ -513,38 +619,43 @@ public final class DuckIngestEngine implements FileIngestEngine {
       switch (transform) {
         case "identity":
           return switch (type) {
-            case INTEGER, LONG, STRING, BOOLEAN, DECIMAL -> "CAST(" + x + " AS VARCHAR)";
-            case DATE -> "CAST(" + x + " - DATE '1970-01-01' AS VARCHAR)";
-            case TIMESTAMP -> "CAST(epoch_us(" + x + ") AS VARCHAR)";
+            case INTEGER, LONG, STRING, BOOLEAN, DECIMAL -> x;
+            case DATE -> "(" + x + " - DATE '1970-01-01')";
+            case TIMESTAMP -> "epoch_us(" + x + ")";
             default -> throw new Declined("identity partition on " + source.type());
           };
         case "year":
           if (timestamp || date) {
-            return "CAST(year(" + x + ") - 1970 AS VARCHAR)";
+            return "(year(" + x + ") - 1970)";
           }
           break;
         case "month":
           if (timestamp || date) {
-            return "CAST((year(" + x + ") - 1970) * 12 + month(" + x + ") - 1 AS VARCHAR)";
+            return "((year(" + x + ") - 1970) * 12 + month(" + x + ") - 1)";
           }
           break;
         case "day":
           if (timestamp) {
-            return "CAST(CAST(" + x + " AS DATE) - DATE '1970-01-01' AS VARCHAR)";
+            return floorDiv("epoch_us(" + x + ")", 86_400_000_000L);
           }
           if (date) {
-            return "CAST(" + x + " - DATE '1970-01-01' AS VARCHAR)";
+            return "(" + x + " - DATE '1970-01-01')";
           }
           break;
         case "hour":
           if (timestamp) {
-            return "CAST(epoch_us(date_trunc('hour', " + x + ")) // 3600000000 AS VARCHAR)";
+            return floorDiv("epoch_us(" + x + ")", 3_600_000_000L);
           }
           break;
         default:
           break;
       }
       throw new Declined("partition transform " + field + " on " + source.type());
+    }
+
+    /** {@code floor(value / unit)} in SQL (DuckDB's {@code //} truncates toward zero). */
+    private static String floorDiv(String value, long unit) {
+      return "((" + value + " - ((" + value + " % " + unit + " + " + unit + ") % " + unit + ")) // " + unit + ")";
     }
 
     /** A row of the COPY's result as a written file, its partition values in Iceberg's internal form. */
