@@ -129,31 +129,57 @@ final class PartitionFunction {
     Type.TypeID source = sourceType.typeId();
     boolean timestamp = source == Type.TypeID.TIMESTAMP;
     boolean date = source == Type.TypeID.DATE;
-    Function<Object, Object> apply;
     if (transform.isIdentity()) {
-      apply = v -> v;
-    } else if (timestamp && name.equals("day")) {
-      apply = v -> (Long) v >= 0 ? (Object) (int) ((Long) v / MICROS_PER_DAY) : iceberg.apply(v);
-    } else if (timestamp && name.equals("hour")) {
-      apply = v -> (Long) v >= 0 ? (Object) (int) ((Long) v / MICROS_PER_HOUR) : iceberg.apply(v);
-    } else if (timestamp && name.equals("month")) {
-      apply = v -> (Long) v >= 0 ? (Object) months(LocalDate.ofEpochDay((Long) v / MICROS_PER_DAY)) : iceberg.apply(v);
-    } else if (timestamp && name.equals("year")) {
-      apply = v -> (Long) v >= 0 ? (Object) (LocalDate.ofEpochDay((Long) v / MICROS_PER_DAY).getYear() - 1970)
-          : iceberg.apply(v);
-    } else if (date && name.equals("day")) {
-      apply = v -> v;
-    } else if (date && name.equals("month")) {
-      apply = v -> (Integer) v >= 0 ? (Object) months(LocalDate.ofEpochDay((Integer) v)) : iceberg.apply(v);
-    } else if (date && name.equals("year")) {
-      apply = v -> (Integer) v >= 0 ? (Object) (LocalDate.ofEpochDay((Integer) v).getYear() - 1970) : iceberg.apply(v);
-    } else {
-      apply = iceberg;
+      return row -> {
+        Object value = row.get(position, Object.class);
+        return value == null ? null : toInternal.apply(value);
+      };
     }
-    Function<Object, Object> compute = apply;
+    java.util.function.LongToIntFunction fast = null;
+    if (timestamp && name.equals("day")) {
+      fast = micros -> (int) (micros / MICROS_PER_DAY);
+    } else if (timestamp && name.equals("hour")) {
+      fast = micros -> (int) (micros / MICROS_PER_HOUR);
+    } else if (timestamp && name.equals("month")) {
+      fast = micros -> months(LocalDate.ofEpochDay(micros / MICROS_PER_DAY));
+    } else if (timestamp && name.equals("year")) {
+      fast = micros -> LocalDate.ofEpochDay(micros / MICROS_PER_DAY).getYear() - 1970;
+    } else if (date && name.equals("day")) {
+      fast = days -> (int) days;
+    } else if (date && name.equals("month")) {
+      fast = days -> months(LocalDate.ofEpochDay(days));
+    } else if (date && name.equals("year")) {
+      fast = days -> LocalDate.ofEpochDay(days).getYear() - 1970;
+    }
+    if (fast == null) {
+      return row -> {
+        Object value = row.get(position, Object.class);
+        return iceberg.apply(value == null ? null : toInternal.apply(value));
+      };
+    }
+    // values at or after the epoch: plain arithmetic, boxed through a small cache (rows of a batch
+    // fall in few days or hours; a new Integer per row was a tenth of a synthetic ingest's
+    // allocation); before the epoch: Iceberg's own rounding
+    java.util.function.LongToIntFunction arithmetic = fast;
+    Integer[] boxes = new Integer[64];
     return row -> {
       Object value = row.get(position, Object.class);
-      return value == null ? iceberg.apply(null) : compute.apply(toInternal.apply(value));
+      if (value == null) {
+        return iceberg.apply(null);
+      }
+      Object internal = toInternal.apply(value);
+      long v = internal instanceof Integer ? (Integer) internal : (Long) internal;
+      if (v < 0) {
+        return iceberg.apply(internal);
+      }
+      int result = arithmetic.applyAsInt(v);
+      int slot = result & 63;
+      Integer box = boxes[slot];
+      if (box == null || box != result) {
+        box = result;
+        boxes[slot] = box;
+      }
+      return box;
     };
   }
 

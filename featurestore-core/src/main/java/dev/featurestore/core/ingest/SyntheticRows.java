@@ -107,7 +107,21 @@ final class SyntheticRows {
       case INTEGER:
         return name.equals("entity_id") ? r -> r.nextInt(ENTITY_KEYS) : r -> r.nextInt(1_000_000);
       case LONG:
-        return name.equals("entity_id") ? r -> (long) r.nextInt(ENTITY_KEYS) : r -> r.nextLong(1_000_000_000L);
+        if (name.equals("entity_id")) {
+          // the key space is small: one Long per key, not one per row (a tenth of the allocation);
+          // writer threads share the array, a racing write stores an equal Long
+          Long[] keys = new Long[ENTITY_KEYS];
+          return r -> {
+            int key = r.nextInt(ENTITY_KEYS);
+            Long boxed = keys[key];
+            if (boxed == null) {
+              boxed = (long) key;
+              keys[key] = boxed;
+            }
+            return boxed;
+          };
+        }
+        return r -> r.nextLong(1_000_000_000L);
       case FLOAT:
         return r -> (float) r.nextGaussian();
       case DOUBLE:
