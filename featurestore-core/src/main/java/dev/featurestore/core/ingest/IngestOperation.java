@@ -29,8 +29,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One ingest into one table (see {@link Ingest}): a source, options, then {@link #commit()},
- * which writes Parquet data files with Iceberg's generic writer and lands them as exactly one
- * snapshot.
+ * which writes Parquet data files with Iceberg's writers and lands them as exactly one snapshot. A
+ * CSV or Parquet file may be written by a {@link dev.featurestore.core.base.FileIngestEngine}
+ * instead (DuckDB, when featurestore-duckdb is on the classpath; see {@link EngineIngest}): the same
+ * rows, the same errors, the same single commit.
  *
  * <pre>{@code
  * IngestResult result = table.ingest().json(Path.of("events.jsonl")).autoEvolveSchema(true).commit();
