@@ -208,6 +208,9 @@ final class EngineIngest {
           (System.nanoTime() - writtenNanos) / 1_000_000);
       return Optional.of(new Written(placed, rows, engine.name()));
     } catch (Declined e) {
+      if (Thread.currentThread().isInterrupted()) {
+        throw new dev.featurestore.FeatureStoreException("Cannot ingest into table " + id + ": interrupted", e);
+      }
       LOG.info("Ingest into {} runs on the Java path: {} declined: {}", id, engine.name(), e.getMessage());
       return Optional.empty();
     } catch (IOException | RuntimeException e) {
