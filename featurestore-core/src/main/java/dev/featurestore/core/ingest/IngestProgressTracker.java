@@ -56,9 +56,9 @@ final class IngestProgressTracker {
     }
   }
 
-  /** Counts one written row without reporting: for writers on other threads. */
-  void rowWrittenQuietly() {
-    rows.incrementAndGet();
+  /** Counts written rows without reporting: for writers on other threads. */
+  void rowsWrittenQuietly(int count) {
+    rows.addAndGet(count);
   }
 
   /** Reports if the row count passed the next reporting step (while waiting for parallel writers). */
