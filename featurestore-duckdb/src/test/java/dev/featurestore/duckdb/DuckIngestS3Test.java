@@ -57,4 +57,30 @@ class DuckIngestS3Test {
       assertThat(staging).isEmpty();
     }
   }
+
+  /**
+   * One row into an unpartitioned table that holds rows already (the CLI's bucket journey): the
+   * file's key has no empty directory level, and the result counts the engine's row only.
+   */
+  @Test
+  void oneRowIntoAnUnpartitionedTable() throws Exception {
+    Path file = dir.resolve("one.csv");
+    Files.writeString(file, "entity_id,event_time,feature_a,feature_b\n7,2026-01-01T00:00:00Z,0.5,0.25\n");
+    try (FeatureStore store = FeatureStore.builder().root(dir.resolve("s3-root"))
+        .objectStorage(s3.b2ThroughGate().toBuilder().keyPrefix("one").build()).build()) {
+      FeatureTable ours = store.createTable(dev.featurestore.TableDefinition.builder(
+          dev.featurestore.SyntheticFeatures.TABLE_ID, dev.featurestore.SyntheticFeatures.schema()).build());
+      ours.ingest().synthetic(300, 1).commit();
+      Outcome a = Outcome.of(ours, i -> i.csv(file));
+      assertThat(a.failure()).isNull();
+      assertThat(engine(ours)).contains("duckdb");
+      assertThat(a.result().rows()).isEqualTo(1);
+      assertThat(ours.snapshots().current().orElseThrow().totalRows()).isEqualTo(301);
+      Table iceberg = ours.unwrap(Table.class);
+      for (DataFile data : iceberg.currentSnapshot().addedDataFiles(iceberg.io())) {
+        assertThat(data.location()).doesNotContain("//data").doesNotContain("data//");
+      }
+      assertThat(s3.gate().refusals()).isEmpty();
+    }
+  }
 }

@@ -176,6 +176,12 @@ class DuckIngestTest {
       assertThat(rows(t[0])).isEqualTo(rows(t[1]));
       assertThat(checkPartitions(t[0])).isEqualTo(600);
       assertThat(java.result().dataFiles()).isEqualTo(ours.result().dataFiles());
+      Table iceberg = t[0].unwrap(Table.class);
+      for (org.apache.iceberg.DataFile data : iceberg.currentSnapshot().addedDataFiles(iceberg.io())) {
+        // the same layout as the Java path's files (orphan removal compares locations as text)
+        assertThat(data.location().substring(iceberg.location().length())).doesNotContain("//")
+            .startsWith("/data/");
+      }
     }
     // identity partitions on timestamps and ints: one partition per row
     FeatureTable[] t = pair(s -> PartitionSpec.builderFor(s).identity("event_time").identity("clicks").build());
@@ -271,6 +277,27 @@ class DuckIngestTest {
       assertThat(t[0].unwrap(Table.class).currentSnapshot()).as(c.getKey()).isNull();
       assertThat(dataFiles(t[0])).as(c.getKey()).isEmpty();
     }
+  }
+
+  /**
+   * A value only the Java path takes (an integer with a plus sign) in the last row: DuckDB stops
+   * there, the Java path writes the file, and the result counts its rows only (not DuckDB's
+   * progress estimate plus them).
+   */
+  @Test
+  void declinedLate_javaPathWritesAndCountsItsOwnRows() throws IOException {
+    Path file = write("late.csv", canonicalCsv(20_000, 8)
+        + "1,2026-01-01T00:00:00Z,1.5,+5,3,x,us,true,,,,\n");
+    FeatureTable[] t = pair(dayAndCountry());
+    List<IngestProgress> heard = new ArrayList<>();
+    Outcome ours = Outcome.of(t[0], i -> i.csv(file).listener(heard::add, 1000));
+    Outcome java = Outcome.of(t[1], i -> i.csv(file));
+    assertThat(ours.failure()).isNull();
+    assertThat(engine(t[0])).isEmpty();
+    assertThat(ours.result().rows()).isEqualTo(20_001).isEqualTo(java.result().rows());
+    assertThat(heard.get(heard.size() - 1).rows()).isEqualTo(20_001);
+    assertThat(rows(t[0])).isEqualTo(rows(t[1]));
+    assertThat(dataFiles(t[0])).hasSize(ours.result().dataFiles());
   }
 
   @Test

@@ -217,16 +217,18 @@ final class EngineIngest {
       if (Thread.currentThread().isInterrupted()) {
         throw e instanceof RuntimeException ? (RuntimeException) e : new UncheckedIOException((IOException) e);
       }
-      LOG.warn("Ingest into {} runs on the Java path: {} failed: {}", id, engine.name(), e.toString());
+      LOG.warn("Ingest into {} runs on the Java path: {} failed: {}", id, engine.name(), e.toString(), e);
       return Optional.empty();
     } finally {
       if (staging != null) {
         deleteRecursively(staging);
       }
       if (!done) {
-        // every location placed so far was created through the tracking FileIO
+        // every location placed so far was created through the tracking FileIO; the Java path
+        // starts counting rows from zero again (the engine's progress estimates set the count)
         io.deleteCreatedFiles(id);
         io.forgetCreatedFiles();
+        progress.setRows(0);
       }
     }
   }
@@ -424,7 +426,9 @@ final class EngineIngest {
         throw new Declined("file " + path.getFileName() + " holds " + metrics.recordCount() + " rows, the engine said "
             + written.rows());
       }
-      EncryptedOutputFile target = names.newOutputFile(spec, partition);
+      // an unpartitioned spec has no partition path (given an empty partition, Iceberg's location
+      // provider would put an empty directory level into the key: "data//file", refused by S3)
+      EncryptedOutputFile target = spec.isUnpartitioned() ? names.newOutputFile() : names.newOutputFile(spec, partition);
       String location = target.encryptingOutputFile().location();
       long size = Files.size(path);
       moveOrCopy(path, location, target.encryptingOutputFile());
@@ -528,7 +532,8 @@ final class EngineIngest {
       }
       return;
     }
-    try (InputStream in = Files.newInputStream(from); PositionOutputStream out = target.create()) {
+    // a fresh unique location, written as Iceberg's writers write theirs (create() would HEAD it first)
+    try (InputStream in = Files.newInputStream(from); PositionOutputStream out = target.createOrOverwrite()) {
       in.transferTo(out);
     }
     Files.delete(from);
