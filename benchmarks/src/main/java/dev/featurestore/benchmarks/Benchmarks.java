@@ -25,6 +25,8 @@ public final class Benchmarks {
       Map.entry(CdcUpsertBenchmarks.UPSERT_READ_COMPACTED, "cdc-upsert-read after compaction (target <= 1.05)"),
       Map.entry(CdcUpsertBenchmarks.UPSERT_WRITE, "ms to commit a 10k-update batch into a 10M-document current state vs appending 10k rows to a plain table (target <= 3)"),
       Map.entry(IngestBenchmark.NAME, "rows/s of a 5M-row synthetic ingest vs Iceberg's generic writer (higher is better)"),
+      Map.entry(FileIngestBenchmarks.CSV, "ms to ingest a 5M-row CSV into a day-partitioned table vs DuckDB's COPY ... PARTITION_BY of the same file (target <= 1.3)"),
+      Map.entry(FileIngestBenchmarks.PARQUET, "ms to ingest a 5M-row Parquet file into a day-partitioned table vs DuckDB's COPY ... PARTITION_BY (target <= 1.3)"),
       Map.entry(CommitBenchmark.NAME, "ms per 100-row append commit vs Iceberg's generic writer + newAppend (lower is better)"),
       Map.entry(CompactionReadBenchmark.NAME, "ms per full scan of 1,000 small appends after compaction vs one append (target <= 1.2)"),
       Map.entry(ExpireBenchmark.NAME, "ms to expire 1,000 snapshots vs Iceberg's expireSnapshots (prints bytes freed)"),
@@ -83,6 +85,8 @@ public final class Benchmarks {
     String name = args[0].toLowerCase(Locale.ROOT);
     switch (name) {
       case IngestBenchmark.NAME -> IngestBenchmark.run();
+      case FileIngestBenchmarks.CSV -> FileIngestBenchmarks.csv();
+      case FileIngestBenchmarks.PARQUET -> FileIngestBenchmarks.parquet();
       case CommitBenchmark.NAME -> CommitBenchmark.run();
       case CompactionReadBenchmark.NAME -> CompactionReadBenchmark.run();
       case ExpireBenchmark.NAME -> ExpireBenchmark.run();
@@ -117,6 +121,6 @@ public final class Benchmarks {
     System.err.println("usage: benchmarks/run <name> [key=value ...]");
     System.err.println("benchmarks:");
     BENCHMARKS.forEach((name, what) -> System.err.printf(Locale.ROOT, "  %-22s %s%n", name, what));
-    System.err.println("settings: rows=, mb=, heap=, partsize=, threshold= (upload), events=, docs=, updates=, seconds=, rate=, days=, buckets=, lookups= (lookup, online-get), baselineLookups=, batches=, baselineBatches=, batchSize= (online-batch), append= (online-materialize), rowsPerDay= (pruning), commits= (tiering), labels=, features=, ttlHours= (training-set), threads=, memoryLimit= (sql-*, training-set), warmups=, iterations=, seed=, only=ours|baseline, bench.dir=");
+    System.err.println("settings: rows=, engine=auto|java (ingest-csv, ingest-parquet), mb=, heap=, partsize=, threshold= (upload), events=, docs=, updates=, seconds=, rate=, days=, buckets=, lookups= (lookup, online-get), baselineLookups=, batches=, baselineBatches=, batchSize= (online-batch), append= (online-materialize), rowsPerDay= (pruning), commits= (tiering), labels=, features=, ttlHours= (training-set), threads=, memoryLimit= (sql-*, training-set), warmups=, iterations=, seed=, only=ours|baseline, bench.dir=");
   }
 }

@@ -71,6 +71,20 @@ class DuckBenchmarksTest {
   }
 
   @Test
+  void ingestCsv_writtenByTheEngine_andPrintsResult() throws Exception {
+    String out = run(Map.of("rows", "20000", "warmups", "0", "iterations", "1"), FileIngestBenchmarks::csv);
+    assertThat(out).contains("ingest-csv ours:     engine=duckdb");
+    assertResult(out, "ingest-csv", "ms");
+  }
+
+  @Test
+  void ingestParquet_writtenByTheEngine_andPrintsResult() throws Exception {
+    String out = run(Map.of("rows", "20000", "warmups", "0", "iterations", "1"), FileIngestBenchmarks::parquet);
+    assertThat(out).contains("ingest-parquet ours:     engine=duckdb");
+    assertResult(out, "ingest-parquet", "ms");
+  }
+
+  @Test
   void groupAnswer_differentAnswers_fail() {
     GroupAnswer one = new GroupAnswer();
     one.add(1, 10, 2.5, 3.0);

@@ -12,12 +12,14 @@ import dev.featurestore.InvalidDataException;
 import dev.featurestore.InvalidStateException;
 import dev.featurestore.NotFoundException;
 import dev.featurestore.core.base.Errors;
+import dev.featurestore.core.base.FileIngestEngine;
 import dev.featurestore.core.base.TableHandle;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.function.Supplier;
 import org.apache.iceberg.DataFile;
@@ -27,8 +29,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One ingest into one table (see {@link Ingest}): a source, options, then {@link #commit()},
- * which writes Parquet data files with Iceberg's generic writer and lands them as exactly one
- * snapshot.
+ * which writes Parquet data files with Iceberg's writers and lands them as exactly one snapshot. A
+ * CSV or Parquet file may be written by a {@link dev.featurestore.core.base.FileIngestEngine}
+ * instead (DuckDB, when featurestore-duckdb is on the classpath; see {@link EngineIngest}): the same
+ * rows, the same errors, the same single commit.
  *
  * <pre>{@code
  * IngestResult result = table.ingest().json(Path.of("events.jsonl")).autoEvolveSchema(true).commit();
@@ -98,6 +102,13 @@ public final class IngestOperation implements Ingest {
    */
   public static final String INGEST_ID_PROPERTY = "featurestore.ingest.id";
 
+  /**
+   * Snapshot summary key naming the engine that wrote a file ingest's data files ({@code duckdb}),
+   * absent when the Java path wrote them; also the table property choosing who writes file ingests:
+   * {@code auto} (default) or {@code java}. See {@link EngineIngest}.
+   */
+  public static final String ENGINE_PROPERTY = EngineIngest.ENGINE_PROPERTY;
+
   /** Snapshot summary key holding the object key of an ingest from the bucket. */
   public static final String OBJECT_PROPERTY = "featurestore.ingest.object";
 
@@ -115,6 +126,8 @@ public final class IngestOperation implements Ingest {
   private String branch;
   private boolean used;
   private int syntheticWriters = 2;
+  /** The local file of a csv or parquet source: an engine may write it (see {@link EngineIngest}). */
+  private Path sourceFile;
 
   public IngestOperation(TableHandle handle) {
     this.handle = requireNonNull(handle, "handle is null");
@@ -146,7 +159,9 @@ public final class IngestOperation implements Ingest {
   @Override
   public Ingest csv(Path file) {
     InvalidArgumentException.requireNonNull(file, "set ingest source", "file");
-    return setSource("csv", IngestSources.csv(file));
+    setSource("csv", IngestSources.csv(file));
+    this.sourceFile = file;
+    return this;
   }
 
   @Override
@@ -158,7 +173,9 @@ public final class IngestOperation implements Ingest {
   @Override
   public Ingest parquet(Path file) {
     InvalidArgumentException.requireNonNull(file, "set ingest source", "file");
-    return setSource("parquet", IngestSources.parquet(file));
+    setSource("parquet", IngestSources.parquet(file));
+    this.sourceFile = file;
+    return this;
   }
 
   @Override
@@ -219,7 +236,7 @@ public final class IngestOperation implements Ingest {
     InvalidArgumentException.requireNonNull(key, "set snapshot property", "key");
     InvalidArgumentException.requireNonNull(value, "set snapshot property", "value");
     checkPending();
-    if (key.equals(SOURCE_PROPERTY) || key.equals(INGEST_ID_PROPERTY)) {
+    if (key.equals(SOURCE_PROPERTY) || key.equals(INGEST_ID_PROPERTY) || key.equals(ENGINE_PROPERTY)) {
       throw new InvalidArgumentException("Cannot set snapshot property: reserved key: " + key);
     }
     snapshotProperties.put(key, value);
@@ -295,7 +312,15 @@ public final class IngestOperation implements Ingest {
     IngestResult execute() {
       boolean written = false;
       try {
-        if (sourceKind.equals("synthetic")) {
+        Optional<EngineIngest.Written> engine = dryRun || sourceFile == null ? Optional.empty()
+            : new EngineIngest(handle.id(), table, evolution.schema(), io, progress, handle.workers())
+                .write(sourceKind.equals("csv") ? FileIngestEngine.Format.CSV : FileIngestEngine.Format.PARQUET,
+                    sourceFile);
+        if (engine.isPresent()) {
+          files = engine.get().files();
+          progress.setRows(engine.get().rows());
+          snapshotProperties.put(ENGINE_PROPERTY, engine.get().engine());
+        } else if (sourceKind.equals("synthetic")) {
           files = new SyntheticWriter(handle.id(), table, evolution.schema(), io, progress, handle.workers())
               .write(syntheticRows, syntheticSeed, syntheticWriters, dryRun);
         } else {

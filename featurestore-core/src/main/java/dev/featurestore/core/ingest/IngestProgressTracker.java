@@ -39,6 +39,15 @@ final class IngestProgressTracker {
     rows.set(count);
   }
 
+  /**
+   * Sets the row count to an engine's estimate of the rows written so far and reports when a
+   * reporting step is reached. Ingest thread only.
+   */
+  void estimate(long count) {
+    rows.set(count);
+    reportIfDue();
+  }
+
   /** Counts one written row and reports when a reporting step is reached. Ingest thread only. */
   void rowWritten() {
     long n = rows.incrementAndGet();
@@ -47,9 +56,9 @@ final class IngestProgressTracker {
     }
   }
 
-  /** Counts one written row without reporting: for writers on other threads. */
-  void rowWrittenQuietly() {
-    rows.incrementAndGet();
+  /** Counts written rows without reporting: for writers on other threads. */
+  void rowsWrittenQuietly(int count) {
+    rows.addAndGet(count);
   }
 
   /** Reports if the row count passed the next reporting step (while waiting for parallel writers). */

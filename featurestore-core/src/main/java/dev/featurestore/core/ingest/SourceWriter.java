@@ -71,7 +71,7 @@ final class SourceWriter {
   }
 
   private FileSink newSink() {
-    return new FileSink(table, evolution.schema(), io, 0);
+    return FileSink.generic(table, evolution.schema(), io, 0);
   }
 
   private static Object valueOf(RawRow raw, String name) {

@@ -42,8 +42,20 @@ final class SyntheticRows {
   private final Types.StructType struct;
   private final Function<SplittableRandom, Object>[] generators;
   private final long windowStartMicros;
+  private final boolean internal;
 
+  /** Rows of Iceberg's generic values ({@code OffsetDateTime}, {@code LocalDate}, ...). */
   SyntheticRows(Schema schema, Instant now) {
+    this(schema, now, false);
+  }
+
+  /**
+   * @param internal true for Iceberg's internal values (timestamps as micros, dates as days, times
+   *     as micros, fixed as {@code ByteBuffer}): the same rows, without a {@code java.time} object
+   *     per value, for {@link FileSink#internal}
+   */
+  SyntheticRows(Schema schema, Instant now, boolean internal) {
+    this.internal = internal;
     this.struct = schema.asStruct();
     Instant today = now.truncatedTo(ChronoUnit.DAYS);
     this.windowStartMicros = ChronoUnit.MICROS.between(Instant.EPOCH, today) - WINDOW_MICROS;
@@ -95,7 +107,21 @@ final class SyntheticRows {
       case INTEGER:
         return name.equals("entity_id") ? r -> r.nextInt(ENTITY_KEYS) : r -> r.nextInt(1_000_000);
       case LONG:
-        return name.equals("entity_id") ? r -> (long) r.nextInt(ENTITY_KEYS) : r -> r.nextLong(1_000_000_000L);
+        if (name.equals("entity_id")) {
+          // the key space is small: one Long per key, not one per row (a tenth of the allocation);
+          // writer threads share the array, a racing write stores an equal Long
+          Long[] keys = new Long[ENTITY_KEYS];
+          return r -> {
+            int key = r.nextInt(ENTITY_KEYS);
+            Long boxed = keys[key];
+            if (boxed == null) {
+              boxed = (long) key;
+              keys[key] = boxed;
+            }
+            return boxed;
+          };
+        }
+        return r -> r.nextLong(1_000_000_000L);
       case FLOAT:
         return r -> (float) r.nextGaussian();
       case DOUBLE:
@@ -109,22 +135,30 @@ final class SyntheticRows {
       case UUID:
         return r -> new UUID(r.nextLong(), r.nextLong());
       case DATE:
-        return r -> LocalDate.ofEpochDay(Math.floorDiv(micros(r), 86_400_000_000L));
+        return internal
+            ? r -> (int) Math.floorDiv(micros(r), 86_400_000_000L)
+            : r -> LocalDate.ofEpochDay(Math.floorDiv(micros(r), 86_400_000_000L));
       case TIME:
-        return r -> LocalTime.ofNanoOfDay(r.nextLong(86_400_000_000L) * 1000);
+        return internal
+            ? r -> r.nextLong(86_400_000_000L)
+            : r -> LocalTime.ofNanoOfDay(r.nextLong(86_400_000_000L) * 1000);
       case TIMESTAMP:
       case TIMESTAMP_NANO:
+        if (internal) {
+          return type.typeId() == Type.TypeID.TIMESTAMP ? this::micros : r -> micros(r) * 1000;
+        }
         boolean zoned = type.typeId() == Type.TypeID.TIMESTAMP
             ? ((Types.TimestampType) type).shouldAdjustToUTC()
             : ((Types.TimestampNanoType) type).shouldAdjustToUTC();
+        // LocalDateTime.ofEpochSecond, not ofInstant: ofInstant builds zone rules for every value
         return zoned
-            ? r -> OffsetDateTime.ofInstant(instant(micros(r)), ZoneOffset.UTC)
-            : r -> LocalDateTime.ofInstant(instant(micros(r)), ZoneOffset.UTC);
+            ? r -> OffsetDateTime.of(utc(micros(r)), ZoneOffset.UTC)
+            : r -> utc(micros(r));
       case BINARY:
         return r -> ByteBuffer.wrap(bytes(r, 16));
       case FIXED:
         int length = ((Types.FixedType) type).length();
-        return r -> bytes(r, length);
+        return internal ? r -> ByteBuffer.wrap(bytes(r, length)) : r -> bytes(r, length);
       case STRUCT:
         Types.StructType nested = type.asStructType();
         List<Function<SplittableRandom, Object>> fields = new ArrayList<>();
@@ -168,8 +202,9 @@ final class SyntheticRows {
     return windowStartMicros + r.nextLong(WINDOW_MICROS);
   }
 
-  private static Instant instant(long micros) {
-    return Instant.ofEpochSecond(Math.floorDiv(micros, 1_000_000L), Math.floorMod(micros, 1_000_000L) * 1000);
+  private static LocalDateTime utc(long micros) {
+    return LocalDateTime.ofEpochSecond(Math.floorDiv(micros, 1_000_000L),
+        (int) Math.floorMod(micros, 1_000_000L) * 1000, ZoneOffset.UTC);
   }
 
   private static byte[] bytes(SplittableRandom r, int length) {

@@ -48,6 +48,11 @@ final class TrackingFileIO implements FileIO {
     }
   }
 
+  /** Forgets the locations created so far (after {@link #deleteCreatedFiles} removed them). */
+  synchronized void forgetCreatedFiles() {
+    created.clear();
+  }
+
   long filesCompleted() {
     return filesCompleted.get();
   }

@@ -44,7 +44,8 @@ class DuckLayeringTest {
       "dev.featurestore.duckdb.DuckQueries$Builder",
       "dev.featurestore.duckdb.TrainingSet",
       "dev.featurestore.duckdb.TrainingSet$Builder",
-      "dev.featurestore.duckdb.TableVersion"); // deprecated, removed in the next release
+      "dev.featurestore.duckdb.TableVersion", // deprecated, removed in the next release
+      "dev.featurestore.duckdb.DuckIngestEngine"); // public only for the service loader
 
   private static JavaClasses classes;
 

@@ -1,0 +1,149 @@
+package dev.featurestore.core.ingest;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.PartitionData;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.StructLike;
+import org.apache.iceberg.io.FileIO;
+import org.apache.iceberg.io.FileWriterFactory;
+import org.apache.iceberg.io.OutputFileFactory;
+import org.apache.iceberg.io.RollingDataWriter;
+
+/**
+ * Routes rows to one rolling data writer per partition (what Iceberg's {@code FanoutDataWriter}
+ * does), with the partition computed by {@link PartitionFunction} and the writer found by a plain
+ * hash lookup on the partition values (Iceberg's fanout wraps every row's key in a thread-local
+ * {@code StructLikeWrapper} and compares it field by field through type comparators). The writer
+ * of the previous row is tried first: sorted or clustered input never hashes. Not thread-safe.
+ */
+final class PartitionedFileWriter<T extends StructLike> {
+  private final FileWriterFactory<T> writers;
+  private final OutputFileFactory files;
+  private final FileIO io;
+  private final long targetFileSize;
+  private final PartitionSpec spec;
+  private final PartitionFunction partitioner;
+  private final Map<Object, RollingDataWriter<T>> open = new HashMap<>();
+  private final List<RollingDataWriter<T>> order = new ArrayList<>();
+  private RollingDataWriter<T> unpartitioned;
+  private Object lastKey;
+  private RollingDataWriter<T> lastWriter;
+  private boolean closed;
+
+  /** @param partitioner null for an unpartitioned spec */
+  PartitionedFileWriter(FileWriterFactory<T> writers, OutputFileFactory files, FileIO io, long targetFileSize,
+      PartitionSpec spec, PartitionFunction partitioner) {
+    this.writers = writers;
+    this.files = files;
+    this.io = io;
+    this.targetFileSize = targetFileSize;
+    this.spec = spec;
+    this.partitioner = spec.isUnpartitioned() ? null : partitioner;
+  }
+
+  void write(T row) {
+    if (partitioner == null) {
+      if (unpartitioned == null) {
+        unpartitioned = new RollingDataWriter<>(writers, files, io, targetFileSize, spec, null);
+        order.add(unpartitioned);
+      }
+      unpartitioned.write(row);
+      return;
+    }
+    partitioner.partition(row);
+    Object key = key();
+    RollingDataWriter<T> writer;
+    if (lastWriter != null && lastKey.equals(key)) {
+      writer = lastWriter;
+    } else {
+      writer = open.get(key);
+      if (writer == null) {
+        writer = newWriter(key);
+      }
+      lastKey = key;
+      lastWriter = writer;
+    }
+    writer.write(row);
+  }
+
+  /** The partition values of the last row as a hash key: the value itself for one field, else a list. */
+  private Object key() {
+    int n = partitioner.size();
+    if (n == 1) {
+      Object value = partitioner.value(0);
+      return value == null ? NullKey.INSTANCE : value;
+    }
+    Object[] values = new Object[n];
+    for (int i = 0; i < n; i++) {
+      values[i] = partitioner.value(i);
+    }
+    return Arrays.asList(values);
+  }
+
+  private RollingDataWriter<T> newWriter(Object key) {
+    PartitionData partition = new PartitionData(spec.partitionType());
+    for (int i = 0; i < partitioner.size(); i++) {
+      partition.set(i, partitioner.value(i));
+    }
+    RollingDataWriter<T> writer = new RollingDataWriter<>(writers, files, io, targetFileSize, spec, partition);
+    open.put(key, writer);
+    order.add(writer);
+    return writer;
+  }
+
+  /** Closes every open file and returns the data files written. */
+  List<DataFile> finish() {
+    closed = true;
+    try {
+      return close();
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot close data files: " + e.getMessage(), e);
+    }
+  }
+
+  /** Closes quietly after a failure; the caller deletes the files through the tracking FileIO. */
+  void abort() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    for (RollingDataWriter<T> writer : order) {
+      try {
+        writer.close();
+      } catch (IOException | RuntimeException e) {
+        // the caller deletes every file this writer created
+      }
+    }
+  }
+
+  private List<DataFile> close() throws IOException {
+    List<DataFile> result = new ArrayList<>();
+    IOException failure = null;
+    for (RollingDataWriter<T> writer : order) {
+      try {
+        writer.close();
+        result.addAll(writer.result().dataFiles());
+      } catch (IOException e) {
+        if (failure == null) {
+          failure = e;
+        }
+      }
+    }
+    if (failure != null) {
+      throw failure;
+    }
+    return result;
+  }
+
+  /** The hash key of a null partition value. */
+  private enum NullKey {
+    INSTANCE
+  }
+}
