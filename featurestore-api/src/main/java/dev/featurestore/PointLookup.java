@@ -43,7 +43,10 @@ public interface PointLookup {
   /**
    * The latest row of one key.
    *
-   * @throws IllegalArgumentException if the key does not convert to the key column's type
+   * @throws InvalidArgumentException if the key is null or does not convert to the key column's type
+   *     as ingest would convert it ({@code Instant}, {@code OffsetDateTime} or ISO text for a
+   *     timestamptz, {@code LocalDate} for a date, ...): {@code Cannot look up rows of table <t>: key
+   *     does not convert to column <c> (<type>): <key>}
    * @throws InvalidArgumentException if the key is NaN (NaN equals no value under IEEE 754, as in
    *     filters; find NaN rows with {@code query().filter(Expressions.isNaN(column))})
    * @throws SnapshotNotFoundException if the version does not resolve
@@ -53,7 +56,7 @@ public interface PointLookup {
   /**
    * The latest row of each key, reading each candidate file once.
    *
-   * @throws InvalidArgumentException if a key is NaN, as {@link #get(Object)}
+   * @throws InvalidArgumentException if a key is null, NaN or does not convert, as {@link #get(Object)}
    */
   BatchLookupResult getAll(Collection<?> keys);
 }

@@ -178,7 +178,7 @@ class FileToolsTest {
     DataFileBloomFilters blooms = table.readBloomFilters(file);
     assertThatThrownBy(() -> blooms.rowGroupsMightContain("entity_id", "not a number"))
         .isExactlyInstanceOf(InvalidArgumentException.class)
-        .hasMessage("Cannot test bloom filters: key does not convert to long of column entity_id: not a number");
+        .hasMessage("Cannot test bloom filters: key does not convert to column entity_id (long): not a number");
     assertThatThrownBy(() -> blooms.mightContain("nope", 1L)).isExactlyInstanceOf(NotFoundException.class)
         .hasMessage("Cannot test bloom filters: unknown column: nope");
     assertThatThrownBy(() -> blooms.mightContain("entity_id", null)).isExactlyInstanceOf(InvalidArgumentException.class)

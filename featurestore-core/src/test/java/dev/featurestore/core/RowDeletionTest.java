@@ -380,7 +380,7 @@ class RowDeletionTest {
         .isExactlyInstanceOf(InvalidArgumentException.class).hasMessage("Cannot delete rows: key is null: null");
     assertThatThrownBy(() -> table.deleteRows().keys("id", List.of("abc")).execute())
         .isExactlyInstanceOf(InvalidArgumentException.class)
-        .hasMessage("Cannot delete rows of table t.rows: a key does not fit column id (long): [abc]");
+        .hasMessage("Cannot delete rows of table t.rows: key does not convert to column id (long): abc");
     assertThatThrownBy(() -> table.deleteRows().where(Expressions.equal("nope", 1)).execute())
         .isExactlyInstanceOf(InvalidArgumentException.class)
         .hasMessageStartingWith("Cannot delete rows of table t.rows: Cannot find field 'nope'");

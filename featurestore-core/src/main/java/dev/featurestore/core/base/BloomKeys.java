@@ -8,33 +8,18 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.OptionalLong;
 import java.util.UUID;
-import org.apache.iceberg.Schema;
-import org.apache.iceberg.expressions.Binder;
-import org.apache.iceberg.expressions.BoundPredicate;
-import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.types.Type;
 import org.apache.parquet.column.values.bloomfilter.BlockSplitBloomFilter;
 
 /**
  * Internal: keys tested against Parquet bloom filters, the one place that knows how (point lookups
- * and the file tools): a user's key converted to the value Iceberg holds for the column, hashed as
+ * and the file tools): a key's internal value ({@link ValueConverters#internalKey}) hashed as
  * Parquet hashes the column's plain encoding, and Parquet's stored filter as a {@link BloomFilter}.
  * Follows Iceberg's {@code ParquetBloomRowGroupFilter}: types whose Parquet encoding is not hashed here
  * (decimal, binary, fixed, boolean) are never ruled out.
  */
 public final class BloomKeys {
   private BloomKeys() {}
-
-  /**
-   * {@code key} as Iceberg holds values of {@code column} (binding an equality converts and checks
-   * it: an int widens to long, an ISO string becomes a timestamp's micros).
-   *
-   * @throws org.apache.iceberg.exceptions.ValidationException if the key does not convert
-   */
-  public static Object internalValue(Schema schema, String column, Object key) {
-    BoundPredicate<?> bound = (BoundPredicate<?>) Binder.bind(schema.asStruct(), Expressions.equal(column, key), true);
-    return bound.asLiteralPredicate().literal().value();
-  }
 
   /** Parquet's bloom-filter hash of an internal value of {@code type}, or empty if that encoding is not hashed here. */
   public static OptionalLong hash(Type type, Object value) {

@@ -1,13 +1,20 @@
 package dev.featurestore.core.base;
 
+import dev.featurestore.InvalidArgumentException;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.nio.ByteBuffer;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.time.LocalTime;
+import java.time.OffsetDateTime;
+import java.util.Arrays;
 import java.util.Base64;
 import java.util.Optional;
 import java.util.UUID;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
+import org.apache.iceberg.util.DateTimeUtil;
 
 /**
  * The one conversion from user values (Java objects, CSV text, JSON values) to Iceberg's generic
@@ -99,6 +106,67 @@ public final class ValueConverters {
         return v -> {
           throw BAD;
         };
+    }
+  }
+
+  /**
+   * Iceberg's generic values of {@code type} to its internal ones, as {@code InternalRecordWrapper}
+   * converts them: days for a date, micros (nanos) for a time or timestamp, a {@code ByteBuffer}
+   * for fixed; other values are the same.
+   */
+  public static Converter toInternal(Type type) {
+    switch (type.typeId()) {
+      case DATE:
+        return v -> DateTimeUtil.daysFromDate((LocalDate) v);
+      case TIME:
+        return v -> DateTimeUtil.microsFromTime((LocalTime) v);
+      case TIMESTAMP:
+        return ((Types.TimestampType) type).shouldAdjustToUTC()
+            ? v -> DateTimeUtil.microsFromTimestamptz((OffsetDateTime) v)
+            : v -> DateTimeUtil.microsFromTimestamp((LocalDateTime) v);
+      case TIMESTAMP_NANO:
+        return ((Types.TimestampNanoType) type).shouldAdjustToUTC()
+            ? v -> DateTimeUtil.nanosFromTimestamptz((OffsetDateTime) v)
+            : v -> DateTimeUtil.nanosFromTimestamp((LocalDateTime) v);
+      case FIXED:
+        return v -> v instanceof byte[] bytes ? ByteBuffer.wrap(bytes) : v;
+      default:
+        return v -> v;
+    }
+  }
+
+  /**
+   * A user's value of a primitive {@code type} as Iceberg holds it internally (what expressions,
+   * column statistics, partition values and bloom filters compare): converted as ingest would
+   * store it ({@link #forType}), then {@link #toInternal}.
+   *
+   * @throws BadValue if the value does not fit the type
+   */
+  public static Converter internalForType(Type type) {
+    Converter generic = forType(type);
+    Converter internal = toInternal(type);
+    return v -> internal.convert(generic.convert(v));
+  }
+
+  /**
+   * {@code key} as Iceberg holds values of a primitive column (days, micros, a {@code ByteBuffer}
+   * for fixed): converted exactly as ingest would store it ({@link #internalForType}),
+   * so every Java form of a value ingest accepts ({@code Instant}, {@code OffsetDateTime} at any
+   * offset or ISO text for a timestamptz; an int for a long) finds the rows it was stored as.
+   * Point lookups, deletes by key, bloom-filter probes and online-view reads all convert here.
+   *
+   * @param action what the caller does, for the message ({@code "look up rows of table a.b"})
+   * @throws InvalidArgumentException if the key does not convert:
+   *     {@code Cannot <action>: key does not convert to column <column> (<type>): <key>}
+   */
+  public static Object internalKey(Type type, String column, Object key, String action) {
+    InvalidArgumentException.requireNonNull(key, action, "key");
+    try {
+      return internalForType(type).convert(key);
+    } catch (BadValue e) {
+      throw new InvalidArgumentException("Cannot " + action + ": key does not convert to column " + column + " ("
+          + typeName(type) + "): " + e.reason().map(r -> r + ": ").orElse("")
+          + (key instanceof byte[] bytes ? Arrays.toString(bytes) : key));
     }
   }
 

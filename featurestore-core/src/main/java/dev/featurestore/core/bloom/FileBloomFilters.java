@@ -6,6 +6,7 @@ import dev.featurestore.InvalidArgumentException;
 import dev.featurestore.NotFoundException;
 import dev.featurestore.StorageException;
 import dev.featurestore.core.base.BloomKeys;
+import dev.featurestore.core.base.ValueConverters;
 import dev.featurestore.core.storage.ParquetInput;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -105,13 +106,7 @@ final class FileBloomFilters implements DataFileBloomFilters {
     Types.NestedField field = field(column, action);
     InvalidArgumentException.requireNonNull(key, action, "key");
     List<Optional<BloomFilter>> filters = filtersOf(field, action);
-    Object value;
-    try {
-      value = BloomKeys.internalValue(schema, schema.findColumnName(field.fieldId()), key);
-    } catch (RuntimeException e) {
-      throw new InvalidArgumentException("Cannot " + action + ": key does not convert to " + field.type() + " of column "
-          + column + ": " + key, e);
-    }
+    Object value = ValueConverters.internalKey(field.type(), column, key, action);
     OptionalLong hash = BloomKeys.hash(field.type(), value);
     List<Integer> groups = new ArrayList<>();
     for (int i = 0; i < filters.size(); i++) {

@@ -1,10 +1,7 @@
 package dev.featurestore.core.ingest;
 
-import java.nio.ByteBuffer;
+import dev.featurestore.core.base.ValueConverters;
 import java.time.LocalDate;
-import java.time.LocalDateTime;
-import java.time.LocalTime;
-import java.time.OffsetDateTime;
 import java.util.List;
 import java.util.function.Function;
 import org.apache.iceberg.PartitionField;
@@ -16,7 +13,6 @@ import org.apache.iceberg.data.InternalRecordWrapper;
 import org.apache.iceberg.transforms.Transform;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
-import org.apache.iceberg.util.DateTimeUtil;
 
 /**
  * Computes a row's partition values, exactly as Iceberg's transforms do, without Iceberg's
@@ -122,7 +118,7 @@ final class PartitionFunction {
   @SuppressWarnings("unchecked")
   private static FieldFunction fieldFunction(PartitionField field, Type sourceType, int position,
       boolean internalValues) {
-    Function<Object, Object> toInternal = internalValues ? v -> v : toInternal(sourceType);
+    Function<Object, Object> toInternal = internalValues ? v -> v : ValueConverters.toInternal(sourceType)::convert;
     Transform<Object, Object> transform = (Transform<Object, Object>) field.transform();
     Function<Object, Object> iceberg = transform.bind(sourceType)::apply;
     String name = transform.toString();
@@ -185,27 +181,5 @@ final class PartitionFunction {
 
   private static int months(LocalDate date) {
     return (date.getYear() - 1970) * 12 + date.getMonthValue() - 1;
-  }
-
-  /** Generic to internal values, as {@link InternalRecordWrapper} converts them. */
-  private static Function<Object, Object> toInternal(Type type) {
-    switch (type.typeId()) {
-      case DATE:
-        return v -> DateTimeUtil.daysFromDate((LocalDate) v);
-      case TIME:
-        return v -> DateTimeUtil.microsFromTime((LocalTime) v);
-      case TIMESTAMP:
-        return ((Types.TimestampType) type).shouldAdjustToUTC()
-            ? v -> DateTimeUtil.microsFromTimestamptz((OffsetDateTime) v)
-            : v -> DateTimeUtil.microsFromTimestamp((LocalDateTime) v);
-      case TIMESTAMP_NANO:
-        return ((Types.TimestampNanoType) type).shouldAdjustToUTC()
-            ? v -> DateTimeUtil.nanosFromTimestamptz((OffsetDateTime) v)
-            : v -> DateTimeUtil.nanosFromTimestamp((LocalDateTime) v);
-      case FIXED:
-        return v -> v instanceof byte[] ? ByteBuffer.wrap((byte[]) v) : v;
-      default:
-        return v -> v;
-    }
   }
 }

@@ -2,6 +2,7 @@ package dev.featurestore.core.lookup;
 
 import dev.featurestore.BloomFilter;
 import dev.featurestore.core.base.BloomKeys;
+import dev.featurestore.core.base.ValueConverters;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -28,11 +29,16 @@ import org.apache.parquet.hadoop.metadata.BlockMetaData;
 final class KeyCandidates {
   private KeyCandidates() {}
 
-  /** The keys as Iceberg holds them (binding converts and checks them against the column's type). */
-  static List<Object> internalKeys(Schema schema, String keyColumn, List<?> keys) {
-    List<Object> internal = new ArrayList<>();
+  /**
+   * The keys as Iceberg holds them ({@link ValueConverters#internalKey}).
+   *
+   * @throws dev.featurestore.InvalidArgumentException if a key is null or does not convert
+   */
+  static List<Object> internalKeys(Schema schema, String keyColumn, List<?> keys, String action) {
+    org.apache.iceberg.types.Type type = schema.findType(keyColumn);
+    List<Object> internal = new ArrayList<>(keys.size());
     for (Object key : keys) {
-      internal.add(BloomKeys.internalValue(schema, keyColumn, key));
+      internal.add(ValueConverters.internalKey(type, keyColumn, key, action));
     }
     return internal;
   }

@@ -10,6 +10,7 @@ import dev.featurestore.PointLookup;
 import dev.featurestore.SnapshotNotFoundException;
 import dev.featurestore.core.base.TableHandle;
 import dev.featurestore.core.base.UuidBounds;
+import dev.featurestore.core.base.ValueConverters;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -133,7 +134,7 @@ final class KeyLookup implements PointLookup {
     if (keys.isEmpty()) {
       throw new InvalidArgumentException("Cannot look up rows: no key given");
     }
-    return run(List.copyOf(keys));
+    return run(new java.util.ArrayList<>(keys)); // not List.copyOf: a null key is refused by name, not by an NPE
   }
 
   /** One candidate row: the row, its ordering value, and its file's data sequence number and position. */
@@ -141,18 +142,24 @@ final class KeyLookup implements PointLookup {
 
   private BatchLookupResult run(List<?> keys) {
     long start = System.nanoTime();
-    for (Object key : keys) {
-      InvalidArgumentException.check(!isNaN(key),
-          "Cannot look up rows of table %s: NaN equals no key (IEEE 754); find NaN rows with "
-              + "query().filter(Expressions.isNaN(\"%s\")): %s", handle.id(), keyColumn, key);
-    }
     Table table = handle.translating("refresh table " + handle.id(), handle::refreshed);
+    String action = "look up rows of table " + handle.id();
+    if (table.schema().findField(keyColumn) == null) {
+      throw new NotFoundException("Cannot " + action + ": key column does not exist: " + keyColumn);
+    }
+    // converted before anything is read, so a bad key fails the same on an empty table
+    List<Object> internalKeys = KeyCandidates.internalKeys(table.schema(), keyColumn, keys, action);
+    for (int i = 0; i < keys.size(); i++) {
+      InvalidArgumentException.check(!isNaN(internalKeys.get(i)),
+          "Cannot look up rows of table %s: NaN equals no key (IEEE 754); find NaN rows with "
+              + "query().filter(Expressions.isNaN(\"%s\")): %s", handle.id(), keyColumn, keys.get(i));
+    }
     Snapshot snapshot = snapshot(table);
     if (snapshot == null) {
       return new BatchLookupResult(Map.of(), new LookupStats(-1, keys.size(), 0, 0, 0, 0, 0, 0,
           Duration.ofNanos(System.nanoTime() - start)));
     }
-    return handle.translating("look up rows of table " + handle.id(), () -> lookup(table, snapshot, keys, start));
+    return handle.translating(action, () -> lookup(table, snapshot, keys, internalKeys, start));
   }
 
   private static boolean isNaN(Object key) {
@@ -178,10 +185,11 @@ final class KeyLookup implements PointLookup {
     return table.currentSnapshot();
   }
 
-  private BatchLookupResult lookup(Table table, Snapshot snapshot, List<?> keys, long start) {
+  private BatchLookupResult lookup(Table table, Snapshot snapshot, List<?> keys, List<Object> internalKeys, long start) {
     Schema schema = table.schema();
     Types.NestedField keyField = schema.findField(keyColumn);
-    List<Object> internalKeys = KeyCandidates.internalKeys(schema, keyColumn, keys);
+    // rows are matched to keys by internal value (micros, days; bytes by content)
+    ValueConverters.Converter keyToInternal = ValueConverters.toInternal(keyField.type());
     Expression filter = KeyCandidates.keyFilter(keyColumn, internalKeys);
     Types.NestedField orderField = latestBy == null ? null : schema.findField(latestBy);
     if (atOrBefore != null) {
@@ -233,7 +241,7 @@ final class KeyLookup implements PointLookup {
       if (RowGroupScan.applies(task, footer, readSchema)) {
         scanned += RowGroupScan.scan(table.io(), file, footer, groups, readSchema, (row, position) -> {
           if (rowFilter.eval(row)) {
-            Object key = internalToGeneric(readSchema, keyPosition, row);
+            Object key = copied(row.get(keyPosition, Object.class));
             @SuppressWarnings("unchecked")
             Comparable<Object> order = orderField == null
                 ? null : (Comparable<Object>) internalToGeneric(readSchema, orderPosition, row);
@@ -253,6 +261,7 @@ final class KeyLookup implements PointLookup {
             continue;
           }
           Object key = record.getField(keyColumn);
+          key = key == null ? null : keyToInternal.convert(key);
           @SuppressWarnings("unchecked")
           Comparable<Object> order = orderField == null ? null : (Comparable<Object>) record.getField(latestBy);
           Hit hit = new Hit(toMap(record, projected), order, sequence, position);
@@ -343,9 +352,14 @@ final class KeyLookup implements PointLookup {
     return internal;
   }
 
-  /** Keys compare by value: strings as String, timestamps as their Java value. */
+  /**
+   * Keys compare by internal value: strings as String, timestamps as micros, bytes by content.
+   */
   private static Object normalize(Object key) {
-    return key instanceof CharSequence s ? s.toString() : key;
+    if (key instanceof CharSequence s) {
+      return s.toString();
+    }
+    return key;
   }
 
   private static Object timeLiteral(Types.NestedField field, Instant time) {
@@ -394,13 +408,18 @@ final class KeyLookup implements PointLookup {
 
   /** A value of a row of internal values, as a generic record holds it (a copy where the reader reuses buffers). */
   private static Object internalToGeneric(Schema readSchema, int position, StructLike row) {
-    Object value = row.get(position, Object.class);
+    Object value = copied(row.get(position, Object.class));
+    return value == null ? null : GenericDataUtil.internalToGeneric(readSchema.columns().get(position).type(), value);
+  }
+
+  /** The value, or a copy of a buffer (the reader reuses them). */
+  private static Object copied(Object value) {
     if (value instanceof ByteBuffer buffer) {
       ByteBuffer copy = ByteBuffer.allocate(buffer.remaining());
       copy.put(buffer.duplicate()).flip();
-      value = copy;
+      return copy;
     }
-    return value == null ? null : GenericDataUtil.internalToGeneric(readSchema.columns().get(position).type(), value);
+    return value;
   }
 
   /** The projected columns of a row of internal values (read with {@code readSchema}), as generic values. */

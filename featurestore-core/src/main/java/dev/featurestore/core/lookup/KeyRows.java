@@ -67,13 +67,7 @@ public final class KeyRows {
     checkKeys(handle, column, keys);
     Schema schema = table.schema();
     Types.NestedField field = schema.findField(column);
-    List<Object> internalKeys;
-    try {
-      internalKeys = KeyCandidates.internalKeys(schema, column, keys);
-    } catch (org.apache.iceberg.exceptions.ValidationException | IllegalArgumentException | ClassCastException e) {
-      throw new InvalidArgumentException("Cannot delete rows of table " + handle.id() + ": a key does not fit column "
-          + column + " (" + field.type() + "): " + keys, e);
-    }
+    List<Object> internalKeys = KeyCandidates.internalKeys(schema, column, keys, "delete rows of table " + handle.id());
     Expression filter = KeyCandidates.keyFilter(column, internalKeys);
     Expression pruning = UuidBounds.pruningFilter(filter, schema, true);
     FooterCache cache = new FooterCache(column, Lookups.DEFAULT_CACHED_FILES);

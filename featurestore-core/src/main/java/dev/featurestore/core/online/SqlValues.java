@@ -1,6 +1,7 @@
 package dev.featurestore.core.online;
 
 import dev.featurestore.InvalidArgumentException;
+import dev.featurestore.core.base.ValueConverters;
 import java.math.BigDecimal;
 import java.nio.ByteBuffer;
 import java.sql.PreparedStatement;
@@ -143,40 +144,13 @@ final class SqlValues {
   }
 
   /**
-   * A caller's key in the view's key form.
+   * A caller's key in the view's key form, converted as lookups and ingest convert it
+   * ({@link ValueConverters#internalKey}): an int or a numeric string for a long key, a string for a
+   * uuid key.
    *
-   * @throws InvalidArgumentException if it does not convert to the key column's type
+   * @throws InvalidArgumentException if it is null or does not convert to the key column's type
    */
-  static Object callerKey(Object key, Type keyType, String view) {
-    InvalidArgumentException.requireNonNull(key, "read online view " + view, "key");
-    switch (keyType.typeId()) {
-      case INTEGER:
-      case LONG:
-        if (key instanceof Long || key instanceof Integer || key instanceof Short || key instanceof Byte) {
-          return ((Number) key).longValue();
-        }
-        if (key instanceof CharSequence s) {
-          try {
-            return Long.parseLong(s.toString().trim());
-          } catch (NumberFormatException e) {
-            // below
-          }
-        }
-        throw new InvalidArgumentException("Cannot read online view " + view + ": key is not an integer: " + key);
-      case UUID:
-        if (key instanceof UUID) {
-          return key.toString();
-        }
-        try {
-          return UUID.fromString(key.toString()).toString();
-        } catch (IllegalArgumentException e) {
-          throw new InvalidArgumentException("Cannot read online view " + view + ": key is not a uuid: " + key);
-        }
-      default:
-        if (key instanceof CharSequence) {
-          return key.toString();
-        }
-        throw new InvalidArgumentException("Cannot read online view " + view + ": key is not a string: " + key);
-    }
+  static Object callerKey(Object key, Type keyType, String keyColumn, String view) {
+    return storedKey(ValueConverters.internalKey(keyType, keyColumn, key, "read online view " + view));
   }
 }

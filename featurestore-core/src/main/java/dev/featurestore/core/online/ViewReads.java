@@ -107,7 +107,7 @@ final class ViewReads {
   }
 
   OnlineRow get(Object key) {
-    Object stored = SqlValues.callerKey(key, keyType, definition.name());
+    Object stored = SqlValues.callerKey(key, keyType, definition.key(), definition.name());
     Columns cols = columns;
     long now = micros(clock.instant());
     OnlineRow row = db.read("read online view " + definition.name(), c -> {
@@ -137,7 +137,7 @@ final class ViewReads {
     Map<Object, Object> storedKeys = new LinkedHashMap<>();
     for (Object key : keys) {
       asked.add(key);
-      storedKeys.putIfAbsent(key, SqlValues.callerKey(key, keyType, definition.name()));
+      storedKeys.putIfAbsent(key, SqlValues.callerKey(key, keyType, definition.key(), definition.name()));
     }
     int[] positions = new int[features.size()];
     int n = 0;

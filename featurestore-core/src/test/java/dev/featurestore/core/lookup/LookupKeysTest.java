@@ -85,6 +85,9 @@ class LookupKeysTest {
           .isExactlyInstanceOf(InvalidArgumentException.class).hasMessage(message, "x");
       assertThatThrownBy(() -> table.lookup("y").get(Float.NaN))
           .isExactlyInstanceOf(InvalidArgumentException.class).hasMessage(message, "y");
+      // checked after conversion: NaN written as text is NaN too
+      assertThatThrownBy(() -> table.lookup("x").get("NaN"))
+          .isExactlyInstanceOf(InvalidArgumentException.class).hasMessage(message, "x");
       assertThat(table.lookup("x").get(1.0).row().orElseThrow().get("id")).isEqualTo(2L);
       assertThat(table.lookup("y").getAll(List.of(1.0f)).rows()).hasSize(1);
     }

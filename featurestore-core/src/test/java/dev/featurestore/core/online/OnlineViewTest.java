@@ -96,6 +96,8 @@ class OnlineViewTest {
     assertThat(view.get(3L).status()).isEqualTo(OnlineRow.Status.MISSING);
     assertThat(view.get(2).values()).containsEntry("feature_a", 2.0); // an int key converts
     assertThat(view.get("2").values()).containsEntry("feature_a", 2.0);
+    assertThat(view.get(new java.math.BigDecimal("2")).values()).as("converts as ingest and lookups do")
+        .containsEntry("feature_a", 2.0);
 
     table.append(List.of(row(2, 20, 3.0), row(1, 8, 7.0), row(4, 0, 4.0)));
     OnlineMaterialization second = view.materialize();
@@ -109,7 +111,7 @@ class OnlineViewTest {
     assertThat(batch.rows().get(0).values()).containsExactly(Map.entry("feature_b", 8.0));
     assertThat(view.materialize().mode()).isEqualTo(Mode.UP_TO_DATE);
     assertThat(reported).extracting(OnlineMaterialization::mode).containsExactly(Mode.FULL, Mode.INCREMENTAL, Mode.UP_TO_DATE);
-    assertThat(view.metrics().reads()).isEqualTo(11);
+    assertThat(view.metrics().reads()).isEqualTo(12);
   }
 
   @Test
@@ -235,7 +237,10 @@ class OnlineViewTest {
         .hasMessageStartingWith("Cannot open online view users: it is open with another definition: ");
     assertThatThrownBy(() -> view.get("x"))
         .isInstanceOf(InvalidArgumentException.class)
-        .hasMessage("Cannot read online view users: key is not an integer: x");
+        .hasMessage("Cannot read online view users: key does not convert to column entity_id (long): x");
+    assertThatThrownBy(() -> view.get(java.time.LocalDate.EPOCH))
+        .isInstanceOf(InvalidArgumentException.class)
+        .hasMessage("Cannot read online view users: key does not convert to column entity_id (long): 1970-01-01");
     view.close();
     assertThatThrownBy(view::materialize)
         .isInstanceOf(InvalidStateException.class)
