@@ -6,6 +6,7 @@ import dev.featurestore.InvalidArgumentException;
 import dev.featurestore.InvalidStateException;
 import dev.featurestore.SnapshotExpiry;
 import dev.featurestore.SnapshotNotFoundException;
+import dev.featurestore.StorageException;
 import dev.featurestore.ValidationException;
 import dev.featurestore.core.base.TableHandle;
 import dev.featurestore.core.catalog.ForwardingTableOperations;
@@ -132,14 +133,30 @@ final class ExpireOperation implements SnapshotExpiry {
         expired.add(snapshot.snapshotId());
       }
     }
-    ExpiredFiles.Deleted deleted = deleteFiles
-        ? ExpiredFiles.clean(before, after, handle.io(), handle.workers())
-        : ExpiredFiles.Deleted.NONE;
+    ExpiredFiles.Deleted deleted;
+    try {
+      deleted = deleteFiles ? ExpiredFiles.clean(before, after, handle.io(), handle.workers()) : ExpiredFiles.Deleted.NONE;
+    } catch (ExpiredFiles.ReachabilityUnknown e) {
+      // the metadata commit is done (the snapshots are gone from the table); no file was deleted
+      handle.record("expire_snapshots", null, Map.of("expired_snapshot_ids", expired, "deleted_files", 0,
+          "bytes_freed", 0, "files_kept_unreadable", e.location()));
+      throw new StorageException("Cannot delete the files of expired snapshots of table " + handle.id()
+          + ": a metadata file of a remaining snapshot cannot be read, so which files are still reachable is unknown;"
+          + " snapshots " + expired + " are expired (committed) and no file was deleted (orphan-file removal deletes"
+          + " them once the file reads): " + e.location(), e.getCause());
+    }
     LOG.info("Expired {} snapshot(s) of table {}", expired.size(), handle.id());
     ExpireResult result = new ExpireResult(expired, deleted.dataFiles(), deleted.deleteFiles(), deleted.manifests(),
         deleted.manifestLists(), deleted.otherFiles(), deleted.bytes());
-    handle.record("expire_snapshots", null, java.util.Map.of("expired_snapshot_ids", result.expiredSnapshotIds(),
-        "deleted_files", result.deletedFiles(), "bytes_freed", result.bytesFreed()));
+    Map<String, Object> details = new java.util.LinkedHashMap<>(Map.of("expired_snapshot_ids",
+        result.expiredSnapshotIds(), "deleted_files", result.deletedFiles(), "bytes_freed", result.bytesFreed()));
+    if (!deleted.unread().isEmpty()) {
+      // files only these reference stay on storage: orphans for orphan-file removal
+      LOG.warn("Expired snapshots of table {}: {} metadata file(s) of expired snapshots could not be read; the files "
+          + "only they reference stay on storage: {}", handle.id(), deleted.unread().size(), deleted.unread());
+      details.put("unread_expired_metadata", deleted.unread());
+    }
+    handle.record("expire_snapshots", null, details);
     return result;
   }
 

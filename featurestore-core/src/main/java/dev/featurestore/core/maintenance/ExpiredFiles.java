@@ -41,17 +41,51 @@ import org.slf4j.LoggerFactory;
  * Reads and deletes run on the calling thread and the store's workers; deletes go in chunks, as
  * one bulk request per chunk where the FileIO supports it.
  *
- * <p>If any manifest list or manifest cannot be read, nothing is deleted: what cannot be proven
- * unreachable stays (orphan-file removal finds it later).
+ * <p>A read that fails is tried three times (as Iceberg's cleanup does); then it depends on whose
+ * file it is. A manifest list or manifest of a <em>remaining</em> snapshot that cannot be read
+ * leaves the reachable set unknown: nothing is deleted and {@link ReachabilityUnknown} is thrown (a
+ * file is never deleted on an incomplete reachability check). A manifest list or manifest only
+ * <em>expired</em> snapshots list can only hide candidates: the files only it references stay on
+ * storage (orphans, for orphan-file removal), the rest is deleted, and its location is reported in
+ * {@link Deleted#unread()}. Iceberg's {@code ReachableFileCleanup} differs on a remaining manifest:
+ * it logs, deletes no data files but still deletes the expired manifests and manifest lists.
  */
 final class ExpiredFiles {
   private static final Logger LOG = LoggerFactory.getLogger(ExpiredFiles.class);
   private static final int CHUNK = 250;
 
-  /** What was deleted, by kind, and the bytes it held. */
-  record Deleted(long dataFiles, long deleteFiles, long manifests, long manifestLists, long otherFiles, long bytes) {
-    static final Deleted NONE = new Deleted(0, 0, 0, 0, 0, 0);
+  /**
+   * What was deleted, by kind, and the bytes it held; {@code unread}: manifest lists and manifests
+   * of expired snapshots that could not be read, whose files were left on storage.
+   */
+  record Deleted(long dataFiles, long deleteFiles, long manifests, long manifestLists, long otherFiles, long bytes,
+      List<String> unread) {
+    static final Deleted NONE = new Deleted(0, 0, 0, 0, 0, 0, List.of());
+
+    Deleted {
+      unread = List.copyOf(unread);
+    }
   }
+
+  /**
+   * A manifest list or manifest of a remaining snapshot could not be read: which files are still
+   * reachable is unknown, so nothing was deleted.
+   */
+  static final class ReachabilityUnknown extends RuntimeException {
+    private final String location;
+
+    ReachabilityUnknown(String location, Throwable cause) {
+      super("Cannot read metadata file of a remaining snapshot: " + location, cause);
+      this.location = location;
+    }
+
+    /** The file that could not be read. */
+    String location() {
+      return location;
+    }
+  }
+
+  private static final int READ_ATTEMPTS = 3;
 
   private enum Kind { DATA, DELETES, MANIFEST, MANIFEST_LIST, OTHER }
 
@@ -61,6 +95,8 @@ final class ExpiredFiles {
   private final FileIO io;
   private final ExecutorService workers;
   private final ManifestColumns manifests;
+  /** Metadata files of expired snapshots that could not be read. */
+  private final Set<String> unread = ConcurrentHashMap.newKeySet();
 
   private ExpiredFiles(FileIO io, ExecutorService workers, Map<Integer, PartitionSpec> specs) {
     this.io = io;
@@ -76,18 +112,13 @@ final class ExpiredFiles {
     Map<Integer, PartitionSpec> specs = new HashMap<>(before.specsById());
     specs.putAll(after.specsById());
     ExpiredFiles cleanup = new ExpiredFiles(io, workers, specs);
-    List<Doomed> doomed;
-    try {
-      doomed = cleanup.unreachable(before, after);
-    } catch (RuntimeException e) {
-      LOG.warn("Cannot list the files the expiry left unreachable; deleting none of them (orphan-file removal will): {}",
-          e.toString());
-      return Deleted.NONE;
-    }
+    List<Doomed> doomed = cleanup.unreachable(before, after);
     if (cleanup.manifests.readByIceberg() > 0) {
       LOG.debug("Read {} manifest lists and manifests with Iceberg's readers", cleanup.manifests.readByIceberg());
     }
-    return cleanup.delete(doomed);
+    Deleted deleted = cleanup.delete(doomed);
+    return new Deleted(deleted.dataFiles(), deleted.deleteFiles(), deleted.manifests(), deleted.manifestLists(),
+        deleted.otherFiles(), deleted.bytes(), new java.util.TreeSet<>(cleanup.unread).stream().toList());
   }
 
   private List<Doomed> unreachable(TableMetadata before, TableMetadata after) {
@@ -103,8 +134,8 @@ final class ExpiredFiles {
     }
     List<Doomed> doomed = new ArrayList<>();
     if (!expired.isEmpty()) {
-      Map<String, ManifestFile> expiredManifests = manifestsOf(expired);
-      Map<String, ManifestFile> remainingManifests = manifestsOf(after.snapshots());
+      Map<String, ManifestFile> expiredManifests = manifestsOf(expired, false);
+      Map<String, ManifestFile> remainingManifests = manifestsOf(after.snapshots(), true);
       List<ManifestFile> onlyExpired = new ArrayList<>();
       for (ManifestFile manifest : expiredManifests.values()) {
         if (!remainingManifests.containsKey(manifest.path())) {
@@ -142,30 +173,60 @@ final class ExpiredFiles {
     return doomed;
   }
 
-  /** The manifests the snapshots list, by path: one read of each manifest list. */
-  private Map<String, ManifestFile> manifestsOf(List<Snapshot> snapshots) {
+  /**
+   * The manifests the snapshots list, by path: one read of each manifest list.
+   *
+   * @param remaining true for remaining snapshots: a list that cannot be read throws
+   *     {@link ReachabilityUnknown}; false for expired ones: it is reported and skipped
+   */
+  private Map<String, ManifestFile> manifestsOf(List<Snapshot> snapshots, boolean remaining) {
     Map<String, ManifestFile> listed = new ConcurrentHashMap<>();
-    FanOut.forEach(snapshots, workers, snapshot -> manifests.manifests(snapshot)
-        .forEach(m -> listed.putIfAbsent(m.path(), m)));
+    FanOut.forEach(snapshots, workers, snapshot -> read(snapshot.manifestListLocation() != null
+        ? snapshot.manifestListLocation() : "manifests of snapshot " + snapshot.snapshotId(), remaining,
+        () -> manifests.manifests(snapshot).forEach(m -> listed.putIfAbsent(m.path(), m))));
     return listed;
   }
 
-  /** The files live in the manifests, by location, with kind and size from the manifest entry. */
+  /** The files live in the manifests (of expired snapshots only), by location, with kind and size from the entry. */
   private Map<String, Doomed> liveFiles(List<ManifestFile> manifests) {
     Map<String, Doomed> files = new ConcurrentHashMap<>();
-    FanOut.forEach(withLiveEntries(manifests), workers, manifest -> this.manifests.liveEntries(manifest,
-        (location, content, size) -> files.putIfAbsent(location,
-            new Doomed(location, content == FileContent.DATA ? Kind.DATA : Kind.DELETES, size))));
+    FanOut.forEach(withLiveEntries(manifests), workers, manifest -> read(manifest.path(), false,
+        () -> this.manifests.liveEntries(manifest, (location, content, size) -> files.putIfAbsent(location,
+            new Doomed(location, content == FileContent.DATA ? Kind.DATA : Kind.DELETES, size)))));
     return files;
   }
 
-  /** Removes from {@code files} every file live in one of {@code manifests}. */
+  /** Removes from {@code files} every file live in one of {@code manifests} (of remaining snapshots). */
   private void keepLive(Map<String, Doomed> files, java.util.Collection<ManifestFile> manifests) {
     FanOut.forEach(withLiveEntries(manifests), workers, manifest -> {
       if (!files.isEmpty()) {
-        this.manifests.liveEntries(manifest, (location, content, size) -> files.remove(location));
+        read(manifest.path(), true,
+            () -> this.manifests.liveEntries(manifest, (location, content, size) -> files.remove(location)));
       }
     });
+  }
+
+  /**
+   * Runs a read of the metadata file at {@code location} (which may run again: what it collects
+   * must not mind), up to three times. If it still fails: throws {@link ReachabilityUnknown} for a
+   * file of a remaining snapshot, else records the file as unread.
+   */
+  private void read(String location, boolean remaining, Runnable read) {
+    RuntimeException last = null;
+    for (int attempt = 0; attempt < READ_ATTEMPTS; attempt++) {
+      try {
+        read.run();
+        return;
+      } catch (RuntimeException e) {
+        last = e;
+      }
+    }
+    if (remaining) {
+      throw new ReachabilityUnknown(location, last);
+    }
+    LOG.warn("Cannot read {} of an expired snapshot; the files only it references stay on storage "
+        + "(orphan-file removal deletes them): {}", location, last.toString());
+    unread.add(location);
   }
 
   /** Manifests that may hold live entries (counts unknown count as yes). */
@@ -200,7 +261,7 @@ final class ExpiredFiles {
     });
     return new Deleted(counts[Kind.DATA.ordinal()].get(), counts[Kind.DELETES.ordinal()].get(),
         counts[Kind.MANIFEST.ordinal()].get(), counts[Kind.MANIFEST_LIST.ordinal()].get(),
-        counts[Kind.OTHER.ordinal()].get(), bytes.get());
+        counts[Kind.OTHER.ordinal()].get(), bytes.get(), List.of());
   }
 
   /** Deletes one chunk; returns the files deleted, each with its size. */

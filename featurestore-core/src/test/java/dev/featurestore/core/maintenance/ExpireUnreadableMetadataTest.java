@@ -1,0 +1,163 @@
+package dev.featurestore.core.maintenance;
+
+import static dev.featurestore.core.maintenance.MaintenanceTestData.appendRows;
+import static dev.featurestore.core.maintenance.MaintenanceTestData.exists;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.featurestore.ExpireResult;
+import dev.featurestore.FeatureStore;
+import dev.featurestore.FeatureTable;
+import dev.featurestore.MetadataTable;
+import dev.featurestore.StorageException;
+import dev.featurestore.core.query.TestTables;
+import java.io.IOException;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.ManifestFile;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Expiry when storage cannot read a manifest list or manifest (corrupted or deleted on disk). One of
+ * a remaining snapshot leaves the reachable set unknown: no file is deleted and the expiry fails
+ * with a {@link StorageException} (the metadata commit is done). One only expired snapshots list
+ * can only hide candidates: the files only it references stay (orphans), everything else is
+ * deleted, and the operations log names it.
+ *
+ * <p>The table: five appends (file i in manifest i, snapshot i), then one delete of files 0 and 1
+ * (snapshot 6). Expiring all but the last makes files 0 and 1 unreachable: they are found in
+ * manifests 0 and 1 (listed only by expired snapshots) and checked against manifests 2-4 (listed by
+ * snapshot 6 too).
+ */
+class ExpireUnreadableMetadataTest {
+  @TempDir Path dir;
+  private FeatureStore store;
+  private FeatureTable events;
+  private final List<Snapshot> appends = new ArrayList<>();
+  private final List<DataFile> files = new ArrayList<>();
+  /** The manifest each append added, by append. */
+  private final List<String> manifests = new ArrayList<>();
+
+  @BeforeEach
+  void setUp() {
+    store = FeatureStore.openLocal(dir);
+    events = TestTables.createEvents(store, false);
+    for (int i = 0; i < 5; i++) {
+      files.addAll(appendRows(events, i * 10L, 10));
+      Snapshot snapshot = iceberg().currentSnapshot();
+      appends.add(snapshot);
+      manifests.add(snapshot.allManifests(iceberg().io()).stream()
+          .filter(m -> m.snapshotId() == snapshot.snapshotId()).map(ManifestFile::path).findFirst().orElseThrow());
+      TestTables.tick();
+    }
+    iceberg().newDelete().deleteFile(files.get(0)).deleteFile(files.get(1)).commit();
+  }
+
+  @AfterEach
+  void tearDown() {
+    store.close();
+  }
+
+  @Test
+  void aRemainingSnapshotsManifest_corrupted_deletesNothing_andFailsTyped() throws Exception {
+    corrupt(manifests.get(3));
+    assertRemainingUnreadable(manifests.get(3));
+  }
+
+  @Test
+  void aRemainingSnapshotsManifest_missing_deletesNothing_andFailsTyped() throws Exception {
+    Files.delete(path(manifests.get(2)));
+    assertRemainingUnreadable(manifests.get(2));
+  }
+
+  @Test
+  void theRemainingSnapshotsManifestList_corrupted_deletesNothing_andFailsTyped() throws Exception {
+    String list = iceberg().currentSnapshot().manifestListLocation();
+    corrupt(list);
+    assertRemainingUnreadable(list);
+  }
+
+  @Test
+  void anExpiredOnlyManifest_corrupted_leavesItsFiles_deletesTheRest_andLogsIt() throws Exception {
+    corrupt(manifests.get(0));
+
+    ExpireResult result = events.maintenance().expireSnapshots().retainLast(1).execute();
+
+    assertThat(result.expiredSnapshots()).isEqualTo(5);
+    assertThat(result.deletedDataFiles()).as("file 1 only: file 0 is known from manifest 0 alone").isEqualTo(1);
+    assertThat(exists(files.get(0).location())).as("left on storage: an orphan").isTrue();
+    assertThat(exists(files.get(1).location())).isFalse();
+    assertThat(appends).extracting(Snapshot::manifestListLocation).noneMatch(MaintenanceTestData::exists);
+    assertThat(lastExpiryDetails()).contains("\"unread_expired_metadata\":[\"" + manifests.get(0) + "\"]");
+    assertThat(events.query().count()).isEqualTo(30);
+  }
+
+  @Test
+  void anExpiredManifestList_corrupted_isReported_andItsManifestsAreStillFoundThroughLaterLists() throws Exception {
+    corrupt(appends.get(0).manifestListLocation()); // lists manifest 0 only; snapshot 1 lists it too
+
+    ExpireResult result = events.maintenance().expireSnapshots().retainLast(1).execute();
+
+    assertThat(result.deletedDataFiles()).isEqualTo(2);
+    assertThat(exists(files.get(0).location())).isFalse();
+    assertThat(exists(files.get(1).location())).isFalse();
+    assertThat(result.deletedManifestLists()).isEqualTo(5);
+    assertThat(lastExpiryDetails())
+        .contains("\"unread_expired_metadata\":[\"" + appends.get(0).manifestListLocation() + "\"]");
+  }
+
+  private void assertRemainingUnreadable(String location) {
+    List<String> manifestLists = appends.stream().map(Snapshot::manifestListLocation).toList();
+    List<Long> expired = appends.stream().map(Snapshot::snapshotId).toList();
+
+    assertThatThrownBy(() -> events.maintenance().expireSnapshots().retainLast(1).execute())
+        .isExactlyInstanceOf(StorageException.class)
+        .hasMessage("Cannot delete the files of expired snapshots of table " + events.id() + ": a metadata file of a "
+            + "remaining snapshot cannot be read, so which files are still reachable is unknown; snapshots "
+            + expired + " are expired (committed) and no file was deleted (orphan-file removal deletes them once "
+            + "the file reads): " + location);
+
+    // the metadata commit is done; every file is still there
+    assertThat(events.snapshots().history()).hasSize(1);
+    for (DataFile file : files) {
+      assertThat(exists(file.location())).as(file.location()).isTrue();
+    }
+    for (String manifest : manifests) {
+      assertThat(manifest.equals(location) || exists(manifest)).as(manifest).isTrue();
+    }
+    assertThat(manifestLists).allMatch(MaintenanceTestData::exists);
+    assertThat(lastExpiryDetails()).contains("\"deleted_files\":0").contains("\"files_kept_unreadable\":\"" + location);
+  }
+
+  private String lastExpiryDetails() {
+    List<Map<String, Object>> log = events.metadata(MetadataTable.OPERATIONS).toList().stream()
+        .filter(r -> r.get("operation").equals("expire_snapshots")).toList();
+    assertThat(log).hasSize(1);
+    return (String) log.get(0).get("details");
+  }
+
+  private Table iceberg() {
+    Table table = events.unwrap(Table.class);
+    table.refresh();
+    return table;
+  }
+
+  private static Path path(String location) {
+    return Path.of(location.startsWith("file:") ? URI.create(location).getPath() : location);
+  }
+
+  /** Overwrites the file with bytes that are not Avro. */
+  private static void corrupt(String location) throws IOException {
+    Files.write(path(location), new byte[] {'n', 'o', 't', ' ', 'a', 'v', 'r', 'o'});
+  }
+}
