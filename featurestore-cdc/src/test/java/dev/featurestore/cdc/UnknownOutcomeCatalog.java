@@ -1,5 +1,6 @@
 package dev.featurestore.cdc;
 
+import dev.featurestore.core.catalog.ForwardingTableOperations;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
@@ -8,10 +9,8 @@ import org.apache.iceberg.CatalogProperties;
 import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.TableOperations;
 import org.apache.iceberg.catalog.TableIdentifier;
-import org.apache.iceberg.encryption.EncryptionManager;
 import org.apache.iceberg.exceptions.CommitStateUnknownException;
 import org.apache.iceberg.io.FileIO;
-import org.apache.iceberg.io.LocationProvider;
 import org.apache.iceberg.jdbc.JdbcCatalog;
 
 /**
@@ -43,52 +42,17 @@ final class UnknownOutcomeCatalog extends JdbcCatalog {
   @Override
   protected TableOperations newTableOps(TableIdentifier id) {
     TableOperations ops = super.newTableOps(id);
-    return new TableOperations() {
-      @Override
-      public TableMetadata current() {
-        return ops.current();
-      }
-
-      @Override
-      public TableMetadata refresh() {
-        return ops.refresh();
-      }
-
+    return new ForwardingTableOperations(ops) {
       @Override
       public void commit(TableMetadata base, TableMetadata metadata) {
         Next outcome = next.getAndSet(Next.NORMAL);
         if (outcome == Next.LOST) {
           throw new CommitStateUnknownException(new java.sql.SQLException("injected: connection reset before the update"));
         }
-        ops.commit(base, metadata);
+        super.commit(base, metadata);
         if (outcome == Next.LANDED) {
           throw new CommitStateUnknownException(new java.sql.SQLException("injected: connection reset after the update"));
         }
-      }
-
-      @Override
-      public FileIO io() {
-        return ops.io();
-      }
-
-      @Override
-      public EncryptionManager encryption() {
-        return ops.encryption();
-      }
-
-      @Override
-      public String metadataFileLocation(String fileName) {
-        return ops.metadataFileLocation(fileName);
-      }
-
-      @Override
-      public LocationProvider locationProvider() {
-        return ops.locationProvider();
-      }
-
-      @Override
-      public long newSnapshotId() {
-        return ops.newSnapshotId();
       }
     };
   }
