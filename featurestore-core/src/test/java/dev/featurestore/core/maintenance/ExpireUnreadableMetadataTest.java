@@ -6,11 +6,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.featurestore.ExpireResult;
-import dev.featurestore.FeatureStore;
 import dev.featurestore.FeatureTable;
 import dev.featurestore.MetadataTable;
 import dev.featurestore.StorageException;
 import dev.featurestore.core.query.TestTables;
+import dev.featurestore.core.testing.LocalStoreTest;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Files;
@@ -22,10 +22,8 @@ import org.apache.iceberg.DataFile;
 import org.apache.iceberg.ManifestFile;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Expiry when storage cannot read a manifest list or manifest (corrupted or deleted on disk). One of
@@ -39,9 +37,7 @@ import org.junit.jupiter.api.io.TempDir;
  * manifests 0 and 1 (listed only by expired snapshots) and checked against manifests 2-4 (listed by
  * snapshot 6 too).
  */
-class ExpireUnreadableMetadataTest {
-  @TempDir Path dir;
-  private FeatureStore store;
+class ExpireUnreadableMetadataTest extends LocalStoreTest {
   private FeatureTable events;
   private final List<Snapshot> appends = new ArrayList<>();
   private final List<DataFile> files = new ArrayList<>();
@@ -50,7 +46,6 @@ class ExpireUnreadableMetadataTest {
 
   @BeforeEach
   void setUp() {
-    store = FeatureStore.openLocal(dir);
     events = TestTables.createEvents(store, false);
     for (int i = 0; i < 5; i++) {
       files.addAll(appendRows(events, i * 10L, 10));
@@ -61,11 +56,6 @@ class ExpireUnreadableMetadataTest {
       TestTables.tick();
     }
     iceberg().newDelete().deleteFile(files.get(0)).deleteFile(files.get(1)).commit();
-  }
-
-  @AfterEach
-  void tearDown() {
-    store.close();
   }
 
   @Test

@@ -4,13 +4,13 @@ import static dev.featurestore.core.maintenance.MaintenanceTestData.appendRows;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.featurestore.FeatureStore;
 import dev.featurestore.FeatureTable;
 import dev.featurestore.SyntheticFeatures;
 import dev.featurestore.TableDefinition;
 import dev.featurestore.TableId;
 import dev.featurestore.core.query.DiffTables;
 import dev.featurestore.core.query.TestTables;
+import dev.featurestore.core.testing.LocalStoreTest;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -27,10 +27,7 @@ import org.apache.iceberg.ManifestReader;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.expressions.Expressions;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The columns expiry reads from manifest lists and manifests equal what Iceberg's own readers
@@ -38,20 +35,7 @@ import org.junit.jupiter.api.io.TempDir;
  * entries and v3 deletion vectors; files in a codec it does not decode itself go to Iceberg's
  * readers with the same result.
  */
-class ManifestColumnsTest {
-  @TempDir Path dir;
-  private FeatureStore store;
-
-  @BeforeEach
-  void setUp() {
-    store = FeatureStore.openLocal(dir);
-  }
-
-  @AfterEach
-  void tearDown() {
-    store.close();
-  }
-
+class ManifestColumnsTest extends LocalStoreTest {
   @Test
   void v2Table_withDeletes_readsWhatIcebergReads_withoutIcebergsReaders() {
     FeatureTable table = TestTables.createEvents(store, false);

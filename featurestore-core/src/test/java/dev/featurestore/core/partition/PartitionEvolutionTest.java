@@ -3,13 +3,12 @@ package dev.featurestore.core.partition;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.featurestore.FeatureStore;
 import dev.featurestore.FeatureTable;
 import dev.featurestore.InvalidArgumentException;
 import dev.featurestore.InvalidStateException;
 import dev.featurestore.PruningReport;
 import dev.featurestore.core.query.PruneTables;
-import java.nio.file.Path;
+import dev.featurestore.core.testing.LocalStoreTest;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.util.List;
@@ -17,25 +16,9 @@ import java.util.Map;
 import java.util.stream.Collectors;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.expressions.Expressions;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
-class PartitionEvolutionTest {
-  @TempDir Path dir;
-  private FeatureStore store;
-
-  @BeforeEach
-  void setUp() {
-    store = FeatureStore.openLocal(dir);
-  }
-
-  @AfterEach
-  void tearDown() {
-    store.close();
-  }
-
+class PartitionEvolutionTest extends LocalStoreTest {
   @Test
   void evolve_newFilesUseTheNewSpec_oldFilesKeepTheirs() {
     FeatureTable table = PruneTables.create(store, "evolve", b -> b.year("ts"));

@@ -2,10 +2,9 @@ package dev.featurestore.core.query;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.featurestore.FeatureStore;
 import dev.featurestore.FeatureTable;
 import dev.featurestore.QueryResult;
-import java.nio.file.Path;
+import dev.featurestore.core.testing.LocalStoreTest;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.List;
@@ -16,10 +15,7 @@ import org.apache.iceberg.expressions.Expression;
 import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.expressions.Literal;
 import org.apache.iceberg.types.Types;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Property: for random filters (eq, in, lt, lte, gt, gte, between, is null, starts with, and/or),
@@ -27,21 +23,8 @@ import org.junit.jupiter.api.io.TempDir;
  * a file the pruning report dropped. (No partition on {@code cat}: Iceberg 1.12's residual
  * evaluation throws on startsWith over a null partition value; see PruningTest.)
  */
-class PruningPropertyTest {
+class PruningPropertyTest extends LocalStoreTest {
   private static final String[] CATS = {"apple", "banana", "blueberry", "cherry", "cranberry", null};
-  @TempDir Path dir;
-  private FeatureStore store;
-
-  @BeforeEach
-  void setUp() {
-    store = FeatureStore.openLocal(dir);
-  }
-
-  @AfterEach
-  void tearDown() {
-    store.close();
-  }
-
   /** One generated row, kept in Java to filter independently of Iceberg. */
   record R(long id, OffsetDateTime ts, String cat, Double score) {}
 

@@ -3,14 +3,13 @@ package dev.featurestore.core.query;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.featurestore.FeatureStore;
 import dev.featurestore.FeatureTable;
 import dev.featurestore.FileDecision;
 import dev.featurestore.FileDecision.Outcome;
 import dev.featurestore.PartitionSpecBuilder;
 import dev.featurestore.PruningReport;
 import dev.featurestore.QueryResult;
-import java.nio.file.Path;
+import dev.featurestore.core.testing.LocalStoreTest;
 import java.time.OffsetDateTime;
 import java.util.HashSet;
 import java.util.List;
@@ -21,27 +20,11 @@ import org.apache.iceberg.expressions.Expression;
 import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.expressions.Literal;
 import org.apache.iceberg.types.Types;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** Pruning decisions, file by file, for each transform and an evolved spec. */
-class PruningTest {
+class PruningTest extends LocalStoreTest {
   private static final int ROWS = 40;
-  @TempDir Path dir;
-  private FeatureStore store;
-
-  @BeforeEach
-  void setUp() {
-    store = FeatureStore.openLocal(dir);
-  }
-
-  @AfterEach
-  void tearDown() {
-    store.close();
-  }
-
   private FeatureTable table(String name, Function<PartitionSpecBuilder, PartitionSpecBuilder> spec) {
     FeatureTable table = PruneTables.create(store, name, spec);
     PruneTables.append(table, 0, ROWS / 2);

@@ -7,7 +7,6 @@ import static dev.featurestore.core.query.TestTables.tick;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.featurestore.FeatureStore;
 import dev.featurestore.FeatureTable;
 import dev.featurestore.InvalidArgumentException;
 import dev.featurestore.InvalidStateException;
@@ -17,7 +16,7 @@ import dev.featurestore.Row;
 import dev.featurestore.ScanStats;
 import dev.featurestore.SnapshotNotFoundException;
 import dev.featurestore.TimeTravelQuery;
-import java.nio.file.Path;
+import dev.featurestore.core.testing.LocalStoreTest;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
@@ -33,25 +32,9 @@ import org.apache.iceberg.DataFile;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.types.Types;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
-class QueryTest {
-  @TempDir Path dir;
-  private FeatureStore store;
-
-  @BeforeEach
-  void setUp() {
-    store = FeatureStore.openLocal(dir);
-  }
-
-  @AfterEach
-  void tearDown() {
-    store.close();
-  }
-
+class QueryTest extends LocalStoreTest {
   private static List<Map<String, Object>> rows(TimeTravelQuery query) {
     try (QueryResult result = query.execute()) {
       return result.toList();

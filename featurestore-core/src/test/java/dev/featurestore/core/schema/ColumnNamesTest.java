@@ -4,15 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.featurestore.ColumnNames;
-import dev.featurestore.FeatureStore;
 import dev.featurestore.FeatureTable;
 import dev.featurestore.InvalidArgumentException;
 import dev.featurestore.TableDefinition;
 import dev.featurestore.ValidationException;
 import dev.featurestore.core.query.TestTables;
+import dev.featurestore.core.testing.LocalStoreTest;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
@@ -21,26 +20,10 @@ import org.apache.iceberg.DataFile;
 import org.apache.iceberg.MetadataColumns;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.types.Types;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** Column names that differ only by case, and Iceberg's reserved metadata names (issue 12, items 10 and 11). */
-class ColumnNamesTest {
-  @TempDir Path dir;
-  private FeatureStore store;
-
-  @BeforeEach
-  void setUp() {
-    store = FeatureStore.openLocal(dir);
-  }
-
-  @AfterEach
-  void tearDown() {
-    store.close();
-  }
-
+class ColumnNamesTest extends LocalStoreTest {
   private FeatureTable simple() {
     Schema schema = new Schema(
         Types.NestedField.required(1, "id", Types.LongType.get()),
