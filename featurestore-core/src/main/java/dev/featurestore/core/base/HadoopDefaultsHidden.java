@@ -2,12 +2,14 @@ package dev.featurestore.core.base;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.lang.ref.WeakReference;
 import java.net.URL;
 import java.util.Collections;
 import java.util.Enumeration;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.WeakHashMap;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -44,9 +46,19 @@ public final class HadoopDefaultsHidden extends ClassLoader {
   }
 
   /**
-   * A loader hiding Hadoop's default files in front of the calling thread's context class loader
-   * (one shared instance for the library's own class loader, the usual case, so class lookups
-   * Hadoop caches per loader stay cached).
+   * The hiding loaders in front of other context class loaders (an application server's, a
+   * notebook's), one per parent. Both sides are weak: a hiding loader references its parent, so a
+   * strong value would keep its own key alive and leak the parent (and every class it loaded)
+   * once the application is gone. A hiding loader nothing uses any more may be collected and is
+   * then made again.
+   */
+  private static final Map<ClassLoader, WeakReference<HadoopDefaultsHidden>> BY_PARENT = new WeakHashMap<>();
+
+  /**
+   * A loader hiding Hadoop's default files in front of the calling thread's context class loader:
+   * one shared instance for the library's own class loader (the usual case) and one per other
+   * parent while it is in use, so class lookups Hadoop caches per loader stay cached and a data
+   * file does not cost a new class loader.
    */
   public static ClassLoader forCurrentThread() {
     ClassLoader current = Thread.currentThread().getContextClassLoader();
@@ -56,7 +68,15 @@ public final class HadoopDefaultsHidden extends ClassLoader {
     if (current == null || current == OWN.getParent()) {
       return OWN;
     }
-    return new HadoopDefaultsHidden(current);
+    synchronized (BY_PARENT) {
+      WeakReference<HadoopDefaultsHidden> cached = BY_PARENT.get(current);
+      HadoopDefaultsHidden loader = cached == null ? null : cached.get();
+      if (loader == null) {
+        loader = new HadoopDefaultsHidden(current);
+        BY_PARENT.put(current, new WeakReference<>(loader));
+      }
+      return loader;
+    }
   }
 
   /** Makes {@code loader} the calling thread's context class loader; returns the one to restore. */
