@@ -376,6 +376,8 @@ class RowDeletionTest {
         .hasMessage("Cannot delete rows of table t.rows: unknown key column: nope");
     assertThatThrownBy(() -> table.deleteRows().keys("x", List.of(Double.NaN))).isExactlyInstanceOf(InvalidArgumentException.class)
         .hasMessageStartingWith("Cannot delete rows of table t.rows: NaN equals no key (IEEE 754)");
+    assertThatThrownBy(() -> table.deleteRows().keys("x", List.of("NaN")).execute()).isExactlyInstanceOf(InvalidArgumentException.class)
+        .hasMessageStartingWith("Cannot delete rows of table t.rows: NaN equals no key (IEEE 754)");
     assertThatThrownBy(() -> table.deleteRows().keys("id", Arrays.asList(1L, null)))
         .isExactlyInstanceOf(InvalidArgumentException.class).hasMessage("Cannot delete rows: key is null: null");
     assertThatThrownBy(() -> table.deleteRows().keys("id", List.of("abc")).execute())

@@ -68,6 +68,7 @@ public final class KeyRows {
     Schema schema = table.schema();
     Types.NestedField field = schema.findField(column);
     List<Object> internalKeys = KeyCandidates.internalKeys(schema, column, keys, "delete rows of table " + handle.id());
+    checkKeys(handle, column, internalKeys); // NaN written as text converts to NaN
     Expression filter = KeyCandidates.keyFilter(column, internalKeys);
     Expression pruning = UuidBounds.pruningFilter(filter, schema, true);
     FooterCache cache = new FooterCache(column, Lookups.DEFAULT_CACHED_FILES);
