@@ -4,6 +4,7 @@ import dev.featurestore.core.base.DeletedPositions;
 import dev.featurestore.core.storage.ParquetInput;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -23,14 +24,17 @@ import org.apache.iceberg.io.CloseableGroup;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.io.CloseableIterator;
 import org.apache.iceberg.io.FileIO;
+import org.apache.iceberg.parquet.ColumnIterator;
 import org.apache.iceberg.parquet.ParquetBloomRowGroupFilter;
 import org.apache.iceberg.parquet.ParquetDictionaryRowGroupFilter;
 import org.apache.iceberg.parquet.ParquetMetricsRowGroupFilter;
 import org.apache.iceberg.parquet.ParquetSchemaUtil;
 import org.apache.iceberg.parquet.ParquetValueReader;
 import org.apache.iceberg.types.TypeUtil;
+import org.apache.iceberg.types.Types;
 import org.apache.iceberg.util.PartitionUtil;
 import org.apache.parquet.ParquetReadOptions;
+import org.apache.parquet.column.ColumnDescriptor;
 import org.apache.parquet.column.page.PageReadStore;
 import org.apache.parquet.conf.PlainParquetConfiguration;
 import org.apache.parquet.hadoop.CodecFactory;
@@ -38,6 +42,7 @@ import org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.parquet.hadoop.metadata.BlockMetaData;
 import org.apache.parquet.io.InputFile;
 import org.apache.parquet.schema.MessageType;
+import org.apache.parquet.schema.PrimitiveType;
 
 /**
  * The scan reader of Parquet data files, with or without position deletes (deletion vectors or
@@ -49,8 +54,8 @@ import org.apache.parquet.schema.MessageType;
  * <ul>
  *   <li>a row's position is counted while reading, not read as a {@code _pos} column into every
  *       record and boxed, and deleted positions are walked in order ({@link DeletedPositions.Cursor})
- *       instead of searched in a bitmap per row; a deleted row is decoded into one reused record
- *       and dropped;
+ *       instead of searched in a bitmap per row; a deleted row of a flat schema is stepped over
+ *       column by column without being decoded (else decoded into one reused record and dropped);
  *   <li>the deletion vectors of one Puffin file are read together ({@link DeletedPositions}), not
  *       once per data file;
  *   <li>the value reader is built once per file schema and partition constants, not per file
@@ -72,13 +77,96 @@ final class ParquetTasks {
 
   private record ModelKey(MessageType fileSchema, Map<Integer, ?> constants) {}
 
-  /** A value reader and whether a file being read uses it (a reader holds the state of one file's pages). */
+  /**
+   * A value reader, how to step over a row without decoding it (null where it cannot), and
+   * whether a file being read uses it (a reader holds the state of one file's pages).
+   */
   private static final class Model {
     final ParquetValueReader<Record> reader;
+    final Skipper skipper;
     boolean inUse;
 
-    Model(ParquetValueReader<Record> reader) {
+    Model(ParquetValueReader<Record> reader, Skipper skipper) {
       this.reader = reader;
+      this.skipper = skipper;
+    }
+  }
+
+  /**
+   * Steps every column of a flat row over one value without decoding it (a string stays bytes,
+   * no record is built): what a deleted row costs instead of a full decode. For flat schemas of
+   * primitive columns only, where each column the value reader reads is one {@link ColumnIterator}
+   * (the struct reader lists them in the read schema's order: the fields the file holds and no
+   * constant replaces), stepped by the file column's physical type.
+   */
+  private static final class Skipper {
+    private final ColumnIterator<?>[] columns;
+    private final int[] maxDefinition;
+    private final PrimitiveType.PrimitiveTypeName[] types;
+
+    private Skipper(ColumnIterator<?>[] columns, int[] maxDefinition, PrimitiveType.PrimitiveTypeName[] types) {
+      this.columns = columns;
+      this.maxDefinition = maxDefinition;
+      this.types = types;
+    }
+
+    /** A skipper for this reader, or null if the schema is not flat or the reader's columns are not as expected. */
+    static Skipper of(ParquetValueReader<Record> reader, Schema readSchema, MessageType fileSchema,
+        Map<Integer, ?> constants) {
+      Map<Integer, org.apache.parquet.schema.Type> fileFields = new HashMap<>();
+      for (org.apache.parquet.schema.Type field : fileSchema.getFields()) {
+        if (field.getId() != null) {
+          fileFields.put(field.getId().intValue(), field);
+        }
+      }
+      List<ColumnDescriptor> descriptors = new ArrayList<>();
+      for (Types.NestedField field : readSchema.columns()) {
+        if (!field.type().isPrimitiveType()) {
+          return null;
+        }
+        org.apache.parquet.schema.Type fileField = fileFields.get(field.fieldId());
+        if (constants.containsKey(field.fieldId()) || fileField == null) {
+          continue; // a constant or default: no column read
+        }
+        if (!fileField.isPrimitive() || fileField.isRepetition(org.apache.parquet.schema.Type.Repetition.REPEATED)) {
+          return null;
+        }
+        descriptors.add(fileSchema.getColumnDescription(new String[] {fileField.getName()}));
+      }
+      List<?> readerColumns = reader.columns();
+      if (readerColumns.size() != descriptors.size()) {
+        return null;
+      }
+      ColumnIterator<?>[] columns = new ColumnIterator<?>[descriptors.size()];
+      int[] maxDefinition = new int[columns.length];
+      PrimitiveType.PrimitiveTypeName[] types = new PrimitiveType.PrimitiveTypeName[columns.length];
+      for (int i = 0; i < columns.length; i++) {
+        if (!(readerColumns.get(i) instanceof ColumnIterator<?> column)) {
+          return null;
+        }
+        columns[i] = column;
+        maxDefinition[i] = descriptors.get(i).getMaxDefinitionLevel();
+        types[i] = descriptors.get(i).getPrimitiveType().getPrimitiveTypeName();
+      }
+      return new Skipper(columns, maxDefinition, types);
+    }
+
+    void skipRow() {
+      for (int i = 0; i < columns.length; i++) {
+        ColumnIterator<?> column = columns[i];
+        if (column.currentDefinitionLevel() < maxDefinition[i]) {
+          column.nextNull();
+          continue;
+        }
+        switch (types[i]) {
+          case BOOLEAN -> column.nextBoolean();
+          case INT32 -> column.nextInteger();
+          case INT64 -> column.nextLong();
+          case FLOAT -> column.nextFloat();
+          case DOUBLE -> column.nextDouble();
+          default -> column.nextBinary(); // BINARY, FIXED_LEN_BYTE_ARRAY, INT96
+        }
+      }
     }
   }
 
@@ -195,7 +283,8 @@ final class ParquetTasks {
     ModelKey key = new ModelKey(fileSchema, constants);
     Model model = models.get(key);
     if (model == null || model.inUse) {
-      model = new Model(GenericParquetReaders.buildReader(readSchema, fileSchema, constants));
+      ParquetValueReader<Record> reader = GenericParquetReaders.buildReader(readSchema, fileSchema, constants);
+      model = new Model(reader, Skipper.of(reader, readSchema, fileSchema, constants));
       models.putIfAbsent(key, model);
     }
     model.inUse = true;
@@ -233,12 +322,13 @@ final class ParquetTasks {
     private final boolean[] read;
     private final Model owner;
     private final ParquetValueReader<Record> model;
+    private final Skipper skipper;
     private final DeletedPositions.Cursor deleted;
     private int nextGroup = 0;
     private long position = 0; // of the next row in the file
     private long leftInGroup = 0;
     private Record next;
-    private Record scratch; // deleted rows are decoded into this one record and dropped
+    private Record scratch; // without a skipper, deleted rows are decoded into this one record and dropped
     private boolean closed;
 
     FileIterator(String location, ParquetFileReader reader, List<BlockMetaData> groups, boolean[] read,
@@ -249,6 +339,7 @@ final class ParquetTasks {
       this.read = read;
       this.owner = model;
       this.model = model.reader;
+      this.skipper = model.skipper;
       this.deleted = deleted;
     }
 
@@ -261,7 +352,11 @@ final class ParquetTasks {
         long at = position++;
         leftInGroup--;
         if (deleted.isDeleted(at)) {
-          scratch = model.read(scratch);
+          if (skipper != null) {
+            skipper.skipRow();
+          } else {
+            scratch = model.read(scratch);
+          }
         } else {
           next = model.read(null);
         }

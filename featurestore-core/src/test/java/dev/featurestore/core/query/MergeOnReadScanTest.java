@@ -42,15 +42,27 @@ import org.junit.jupiter.params.provider.ValueSource;
  * The scan reader on merge-on-read tables (deletion vectors on format 3, position-delete files on
  * format 2): after appends, updates (delete by key, append the new version), deletes, a compaction
  * and deletes after it, every query (whole rows, a projection with a filter that prunes row
- * groups, a count) returns exactly the rows of an independent model, and the same as Iceberg's
- * own reader. Files have many small row groups, so positions are counted across pruned groups.
+ * groups, a count, point lookups of every id ever written) returns exactly the rows of an
+ * independent model, and every column (all primitive types, with nulls) as Iceberg's own reader
+ * reads it. Files have many small row groups, so positions are counted across pruned groups.
  */
 class MergeOnReadScanTest {
   static final Schema SCHEMA = new Schema(
       Types.NestedField.required(1, "id", Types.LongType.get()),
       Types.NestedField.required(2, "version", Types.LongType.get()),
       Types.NestedField.optional(3, "name", Types.StringType.get()),
-      Types.NestedField.optional(4, "x", Types.DoubleType.get()));
+      Types.NestedField.optional(4, "x", Types.DoubleType.get()),
+      // more types, compared with Iceberg's reader (a deleted row is stepped over column by column)
+      Types.NestedField.optional(5, "flag", Types.BooleanType.get()),
+      Types.NestedField.optional(6, "n", Types.IntegerType.get()),
+      Types.NestedField.optional(7, "day", Types.DateType.get()),
+      Types.NestedField.optional(8, "ts", Types.TimestampType.withZone()),
+      Types.NestedField.optional(9, "amount", Types.DecimalType.of(10, 2)),
+      Types.NestedField.optional(10, "u", Types.UUIDType.get()),
+      Types.NestedField.optional(11, "f", Types.FloatType.get()));
+
+  /** The columns the model holds. */
+  static final List<String> MODEL_COLUMNS = List.of("id", "version", "name", "x");
 
   @TempDir
   Path dir;
@@ -64,12 +76,27 @@ class MergeOnReadScanTest {
     }
   }
 
+  /** The model's row. */
   static Map<String, Object> row(long id, long version) {
     Map<String, Object> row = new LinkedHashMap<>();
     row.put("id", id);
     row.put("version", version);
     row.put("name", id % 7 == 0 ? null : "n" + id + "-" + version);
     row.put("x", id % 5 == 0 ? null : id * 0.5 + version);
+    return row;
+  }
+
+  /** The row written: the model's columns and the others. */
+  static Map<String, Object> written(long id, long version) {
+    Map<String, Object> row = row(id, version);
+    boolean nulls = (id + version) % 6 == 0;
+    row.put("flag", nulls ? null : id % 2 == 0);
+    row.put("n", nulls ? null : (int) (id * 3 + version));
+    row.put("day", nulls ? null : java.time.LocalDate.of(2026, 1, 1).plusDays(id % 300));
+    row.put("ts", nulls ? null : java.time.Instant.parse("2026-01-01T00:00:00Z").plusSeconds(id * 61 + version));
+    row.put("amount", nulls ? null : java.math.BigDecimal.valueOf(id * 100 + version, 2));
+    row.put("u", nulls ? null : new java.util.UUID(id, version));
+    row.put("f", nulls ? null : (float) id / 4);
     return row;
   }
 
@@ -87,7 +114,7 @@ class MergeOnReadScanTest {
     for (long from = 0; from < 1_200; from += 200) {
       List<Map<String, Object>> rows = new ArrayList<>();
       for (long id = from; id < from + 200; id++) {
-        rows.add(row(id, 0));
+        rows.add(written(id, 0));
         model.put(id, row(id, 0));
       }
       table.append(rows);
@@ -104,7 +131,7 @@ class MergeOnReadScanTest {
       table.deleteRows().keys("id", updated).execute();
       List<Map<String, Object>> versions = new ArrayList<>();
       for (long id : updated) {
-        versions.add(row(id, round));
+        versions.add(written(id, round));
         model.put(id, row(id, round));
       }
       table.append(versions);
@@ -140,9 +167,17 @@ class MergeOnReadScanTest {
   }
 
   private void check(FeatureTable table, Map<Long, Map<String, Object>> model) {
-    assertThat(query(table, Expressions.alwaysTrue(), null)).as("all rows").isEqualTo(model);
-    assertThat(icebergRows(table)).as("Iceberg's reader").isEqualTo(model);
+    Map<Long, Map<String, Object>> all = query(table, Expressions.alwaysTrue(), null);
+    assertThat(modelColumns(all)).as("all rows").isEqualTo(model);
+    assertThat(all).as("every column as Iceberg's reader reads it").isEqualTo(icebergRows(table));
     assertThat(table.query().count()).as("count").isEqualTo(model.size());
+    List<Object> keys = new ArrayList<>();
+    for (long id = 0; id < 1_200; id++) {
+      keys.add(id);
+    }
+    Map<Long, Map<String, Object>> found = new TreeMap<>();
+    table.lookup("id").getAll(keys).rows().forEach((key, row) -> found.put((Long) key, row));
+    assertThat(modelColumns(found)).as("point lookups").isEqualTo(model);
     // a projection with a filter that prunes row groups (files are written in id order)
     Expression filter = Expressions.and(Expressions.greaterThanOrEqual("id", 430L), Expressions.lessThan("id", 910L));
     Map<Long, Map<String, Object>> expected = new TreeMap<>();
@@ -162,7 +197,18 @@ class MergeOnReadScanTest {
         startsWith.put(id, row);
       }
     });
-    assertThat(query(table, Expressions.startsWith("name", "n1"), null)).as("string filter").isEqualTo(startsWith);
+    assertThat(modelColumns(query(table, Expressions.startsWith("name", "n1"), null))).as("string filter")
+        .isEqualTo(startsWith);
+  }
+
+  private static Map<Long, Map<String, Object>> modelColumns(Map<Long, Map<String, Object>> rows) {
+    Map<Long, Map<String, Object>> out = new TreeMap<>();
+    rows.forEach((id, row) -> {
+      Map<String, Object> kept = new LinkedHashMap<>();
+      MODEL_COLUMNS.forEach(c -> kept.put(c, row.get(c)));
+      out.put(id, kept);
+    });
+    return out;
   }
 
   private static Map<Long, Map<String, Object>> query(FeatureTable table, Expression filter, String[] columns) {
