@@ -48,7 +48,9 @@ import org.apache.iceberg.io.CloseableIterable;
  *       of the library read with. Until 2026-12-06 both sides read with Iceberg's {@code
  *       IcebergGenerics}; since the library's reader applies position deletes by position
  *       ({@code ParquetTasks}), the benchmark measures that reader, and the {@code IcebergGenerics}
- *       pair is still measured and printed as a note (first), so the two can be compared.
+ *       pair is still measured and printed as a note (first), so the two can be compared. A note
+ *       also gives the scanning thread's CPU time per side (medians), steadier than wall time
+ *       on a shared machine.
  *   <li>{@code cdc-upsert-read-compacted}: the same, after {@code table.maintenance().compact()}
  *       (the compaction background maintenance runs).
  * </ul>
@@ -235,8 +237,15 @@ final class CdcUpsertBenchmarks {
           generics.ours() / generics.baseline());
       FeatureTable stateTable = store.table(stateId);
       FeatureTable onceTable = store.table(TableId.of("bench", "once"));
+      List<Double> oursCpu = new ArrayList<>();
+      List<Double> baselineCpu = new ArrayList<>();
       Harness.Medians medians = Harness.alternate(name, "ms", warmups, iterations,
-          i -> time(stateTable, rows.size()), i -> time(onceTable, rows.size()));
+          i -> time(stateTable, rows.size(), oursCpu), i -> time(onceTable, rows.size(), baselineCpu));
+      // the scanning thread's CPU time: steadier than wall time on a shared machine (a note, not the result)
+      double oursCpuMedian = median(oursCpu.subList(Math.min(warmups, oursCpu.size()), oursCpu.size()));
+      double baselineCpuMedian = median(baselineCpu.subList(Math.min(warmups, baselineCpu.size()), baselineCpu.size()));
+      Harness.note("%s: scanning thread CPU time, medians: ours=%.0f ms baseline=%.0f ms ratio=%.3f", name,
+          oursCpuMedian, baselineCpuMedian, oursCpuMedian / baselineCpuMedian);
       Harness.result(name, medians, "ms");
     } finally {
       Harness.deleteRecursively(dir);
@@ -275,8 +284,19 @@ final class CdcUpsertBenchmarks {
     return rows;
   }
 
-  /** A full scan through the library's query reader, every row iterated. */
-  private static double time(FeatureTable table, int expected) {
+  private static double median(List<Double> values) {
+    if (values.isEmpty()) {
+      return Double.NaN;
+    }
+    List<Double> sorted = new ArrayList<>(values);
+    sorted.sort(null);
+    return sorted.get(sorted.size() / 2);
+  }
+
+  /** A full scan through the library's query reader, every row iterated; its thread CPU time goes to {@code cpu}. */
+  private static double time(FeatureTable table, int expected, List<Double> cpu) {
+    java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
+    long cpuStart = threads.getCurrentThreadCpuTime();
     long start = System.nanoTime();
     long n = 0;
     try (QueryResult result = table.query().execute()) {
@@ -287,7 +307,9 @@ final class CdcUpsertBenchmarks {
     if (n != expected) {
       throw new IllegalStateException("Cannot time scan: expected " + expected + " rows, read " + n);
     }
-    return Harness.elapsedNanos(start) / 1e6;
+    double millis = Harness.elapsedNanos(start) / 1e6;
+    cpu.add((threads.getCurrentThreadCpuTime() - cpuStart) / 1e6);
+    return millis;
   }
 
   private static double time(Table table, int expected) throws IOException {
