@@ -8,6 +8,7 @@ import dev.featurestore.LookupStats;
 import dev.featurestore.NotFoundException;
 import dev.featurestore.PointLookup;
 import dev.featurestore.SnapshotNotFoundException;
+import dev.featurestore.core.base.DeletedPositions;
 import dev.featurestore.core.base.TableHandle;
 import dev.featurestore.core.base.UuidBounds;
 import dev.featurestore.core.base.ValueConverters;
@@ -239,7 +240,10 @@ final class KeyLookup implements PointLookup {
       groupsRead += groups.length;
       long sequence = sequence(file);
       if (RowGroupScan.applies(task, footer, readSchema)) {
-        scanned += RowGroupScan.scan(table.io(), file, footer, groups, readSchema, (row, position) -> {
+        // a file's vector alone (a lookup reads few files: no range of other files' vectors)
+        DeletedPositions.Cursor deleted = task.deletes().isEmpty()
+            ? DeletedPositions.Cursor.NONE : new DeletedPositions(table.io(), List.of(task)).of(task);
+        scanned += RowGroupScan.scan(table.io(), file, footer, groups, readSchema, deleted, (row, position) -> {
           if (rowFilter.eval(row)) {
             Object key = copied(row.get(keyPosition, Object.class));
             @SuppressWarnings("unchecked")

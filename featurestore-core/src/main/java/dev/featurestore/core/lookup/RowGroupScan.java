@@ -1,5 +1,6 @@
 package dev.featurestore.core.lookup;
 
+import dev.featurestore.core.base.DeletedPositions;
 import dev.featurestore.core.storage.ParquetInput;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -28,10 +29,12 @@ import org.apache.parquet.schema.MessageType;
  * Reads chosen row groups of a Parquet data file with the footer a lookup already cached: no second
  * footer or bloom filter read, values in Iceberg's internal representation (a timestamp is a long,
  * not an {@code OffsetDateTime} built for every row of the row group), and one reused record, so a
- * lookup allocates per matching row rather than per row read. Only for files it reads exactly as
- * Iceberg's generic reader would: Parquet, no delete files, not encrypted, every column of the read
- * schema in the file by field id and of a primitive type whose internal value converts to the
- * generic one; {@link #applies} says so, else the lookup reads the file with Iceberg's reader.
+ * lookup allocates per matching row rather than per row read. Position deletes (deletion vectors,
+ * position-delete files) are applied by position: a deleted row is decoded and not passed on. Only
+ * for files it reads exactly as Iceberg's generic reader with its delete filter would: Parquet, no
+ * equality deletes, not encrypted, every column of the read schema in the file by field id and of
+ * a primitive type whose internal value converts to the generic one; {@link #applies} says so, else
+ * the lookup reads the file with Iceberg's reader.
  */
 final class RowGroupScan {
   /** Receives each row read, as internal values (the record is reused: copy what is kept). */
@@ -43,7 +46,7 @@ final class RowGroupScan {
 
   static boolean applies(FileScanTask task, FooterCache.Footer footer, Schema readSchema) {
     DataFile file = task.file();
-    if (file.format() != FileFormat.PARQUET || !task.deletes().isEmpty() || file.keyMetadata() != null) {
+    if (file.format() != FileFormat.PARQUET || !DeletedPositions.handles(task) || file.keyMetadata() != null) {
       return false;
     }
     MessageType fileSchema = footer.schema();
@@ -75,10 +78,11 @@ final class RowGroupScan {
 
   /**
    * Reads the row groups {@code groups} (indexes into the footer's blocks, ascending) and passes
-   * every row to {@code action} with its position in the file. Returns the rows read.
+   * every row {@code deleted} does not hold to {@code action} with its position in the file.
+   * Returns the rows read (deleted ones included).
    */
   static long scan(FileIO io, DataFile file, FooterCache.Footer footer, int[] groups, Schema readSchema,
-      RowAction action) {
+      DeletedPositions.Cursor deleted, RowAction action) {
     MessageType fileSchema = footer.schema();
     ParquetValueReader<StructLike> model = InternalReader.create(readSchema, fileSchema);
     InputFile input = ParquetInput.of(io.newInputFile(file.location(), file.fileSizeInBytes()));
@@ -100,7 +104,9 @@ final class RowGroupScan {
         long count = pages.getRowCount();
         for (long i = 0; i < count; i++) {
           row = model.read(row);
-          action.accept(row, first + i);
+          if (!deleted.isDeleted(first + i)) {
+            action.accept(row, first + i);
+          }
         }
         rows += count;
       }

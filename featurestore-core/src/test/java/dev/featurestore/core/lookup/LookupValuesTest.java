@@ -31,8 +31,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A lookup returns every primitive type as a generic record holds it, whether the file is read by
- * {@link RowGroupScan} (no deletes) or by Iceberg's generic reader (a file with a position delete):
- * both answers equal the rows written, nulls included.
+ * {@link RowGroupScan} (no deletes, or a position delete applied by position) or by Iceberg's
+ * generic reader (a file with an equality delete): every answer equals the rows written, nulls
+ * included.
  */
 class LookupValuesTest {
   @TempDir Path dir;
@@ -42,26 +43,34 @@ class LookupValuesTest {
     try (FeatureStore store = FeatureStore.openLocal(dir)) {
       FeatureTable plain = store.createTable(TableDefinition.builder("t.plain", schema()).build());
       FeatureTable withDeletes = store.createTable(TableDefinition.builder("t.deletes", schema()).build());
+      FeatureTable equality = store.createTable(TableDefinition.builder("t.equality", schema()).build());
       List<Record> written = new ArrayList<>();
       for (long id = 0; id < 50; id++) {
         written.add(row(plain, id));
       }
       TestTables.append(plain, written);
       List<DataFile> files = TestTables.append(withDeletes, written);
-      TestTables.positionDelete(withDeletes, files.get(0), 49); // id 49 gone from this table only
+      TestTables.positionDelete(withDeletes, files.get(0), 49); // id 49 gone from this table
+      TestTables.append(equality, written);
+      TestTables.equalityDelete(equality, "id", 49L); // and from this one
 
       assertThat(RowGroupScan.applies(task(plain), footer(plain), iceberg(plain).schema())).isTrue();
-      assertThat(RowGroupScan.applies(task(withDeletes), footer(withDeletes), iceberg(withDeletes).schema())).isFalse();
+      assertThat(RowGroupScan.applies(task(withDeletes), footer(withDeletes), iceberg(withDeletes).schema())).isTrue();
+      assertThat(RowGroupScan.applies(task(equality), footer(equality), iceberg(equality).schema())).isFalse();
       for (long id : new long[] {0, 1, 7, 48}) {
         Map<String, Object> expected = comparable(values(written.get((int) id)));
         LookupResult fast = plain.lookup("id").latestBy("ts").get(id);
-        LookupResult generic = withDeletes.lookup("id").latestBy("ts").get(id);
+        LookupResult positional = withDeletes.lookup("id").latestBy("ts").get(id);
+        LookupResult generic = equality.lookup("id").latestBy("ts").get(id);
         assertThat(comparable(fast.row().orElseThrow())).as("id %s by RowGroupScan", id).isEqualTo(expected);
+        assertThat(comparable(positional.row().orElseThrow())).as("id %s by RowGroupScan, deletes applied", id)
+            .isEqualTo(expected);
         assertThat(comparable(generic.row().orElseThrow())).as("id %s by Iceberg's reader", id).isEqualTo(expected);
         assertThat(fast.stats().rowGroupsRead()).isEqualTo(1);
       }
       assertThat(plain.lookup("id").get(49L).row()).isPresent();
       assertThat(withDeletes.lookup("id").get(49L).row()).isEmpty();
+      assertThat(equality.lookup("id").get(49L).row()).isEmpty();
       assertThat(plain.lookup("s").get("s-8").row().orElseThrow().get("id")).isEqualTo(8L);
       assertThat(plain.lookup("u").get(uuid(8)).row().orElseThrow().get("id")).isEqualTo(8L);
       assertThat(plain.lookup("id").get(1000L).row()).isEmpty();
