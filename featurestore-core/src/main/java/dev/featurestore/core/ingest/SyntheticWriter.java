@@ -15,8 +15,8 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.Schema;
+import org.apache.iceberg.StructLike;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.data.GenericRecord;
 
 /**
  * Writes a synthetic ingest: generated blocks of rows, by one writer or, from
@@ -123,7 +123,7 @@ final class SyntheticWriter {
     FileSink sink = internal ? FileSink.internal(table, schema, io, first) : FileSink.generic(table, schema, io, first);
     boolean finished = false;
     try {
-      GenericRecord record = generator.newRecord();
+      StructLike record = generator.newRow();
       for (long block = first; block < blocks && !cancelled.get(); block += stride) {
         SplittableRandom random = SyntheticRows.blockRandom(seed, block);
         long end = Math.min(total, (block + 1) * SyntheticRows.BLOCK_ROWS);
