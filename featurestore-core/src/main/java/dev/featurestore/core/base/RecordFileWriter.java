@@ -7,10 +7,6 @@ import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.PartitionKey;
@@ -37,9 +33,6 @@ import org.apache.iceberg.util.StructLikeMap;
  * files or throws them away. Not thread-safe: one writer per thread.
  */
 public final class RecordFileWriter {
-  /** The most files closed at once on a bucket (each close uploads the file's last part). */
-  static final int MAX_PARALLEL_CLOSES = 8;
-
   private final PartitionSpec spec;
   private final RollingDataWriter<Record> rolling;
   // one rolling writer per partition (as Iceberg's FanoutDataWriter keeps), closed together
@@ -79,7 +72,7 @@ public final class RecordFileWriter {
     this.files = files;
     this.io = io;
     this.targetSize = targetSize;
-    this.remote = !CommitPhases.isLocal(table.location());
+    this.remote = DataFileCloses.inParallel(table);
     ClassLoader previous = HadoopDefaultsHidden.enter(loader);
     try {
       if (spec.isUnpartitioned()) {
@@ -146,100 +139,15 @@ public final class RecordFileWriter {
   }
 
   private List<DataFile> close() throws IOException {
-    ClassLoader previous = HadoopDefaultsHidden.enter(loader);
-    try {
-      if (rolling != null) {
+    if (rolling != null) {
+      ClassLoader previous = HadoopDefaultsHidden.enter(loader);
+      try {
         rolling.close();
         return rolling.result().dataFiles();
-      }
-    } finally {
-      HadoopDefaultsHidden.exit(previous);
-    }
-    List<RollingDataWriter<Record>> writers = new ArrayList<>(partitions.values());
-    if (!remote || writers.size() < 2) {
-      ClassLoader outer = HadoopDefaultsHidden.enter(loader);
-      try {
-        IOException failure = null;
-        for (RollingDataWriter<Record> writer : writers) {
-          failure = closeOne(writer, failure);
-        }
-        return results(writers, failure);
       } finally {
-        HadoopDefaultsHidden.exit(outer);
+        HadoopDefaultsHidden.exit(previous);
       }
     }
-    // On a bucket each close uploads the file's last part and waits for it: a partitioned write
-    // ending with one upload after another waited for the sum. The uploads overlap instead.
-    ExecutorService closers = Executors.newFixedThreadPool(Math.min(writers.size(), MAX_PARALLEL_CLOSES), r -> {
-      Thread t = new Thread(r, "featurestore-file-close");
-      t.setDaemon(true);
-      t.setContextClassLoader(loader);
-      return t;
-    });
-    try {
-      List<Future<IOException>> closing = new ArrayList<>();
-      for (RollingDataWriter<Record> writer : writers) {
-        closing.add(closers.submit(() -> closeOne(writer, null)));
-      }
-      IOException failure = null;
-      for (Future<IOException> done : closing) {
-        IOException e = getUninterruptibly(done);
-        if (e != null) {
-          if (failure == null) {
-            failure = e;
-          } else {
-            failure.addSuppressed(e);
-          }
-        }
-      }
-      return results(writers, failure);
-    } finally {
-      closers.shutdown();
-    }
-  }
-
-  /** Closes one writer; returns {@code failure} with this close's failure added. */
-  private static IOException closeOne(RollingDataWriter<Record> writer, IOException failure) {
-    try {
-      writer.close();
-      return failure;
-    } catch (IOException | RuntimeException e) {
-      IOException wrapped = e instanceof IOException io ? io : new IOException(e.getMessage(), e);
-      if (failure == null) {
-        return wrapped;
-      }
-      failure.addSuppressed(wrapped);
-      return failure;
-    }
-  }
-
-  private static List<DataFile> results(List<RollingDataWriter<Record>> writers, IOException failure) throws IOException {
-    if (failure != null) {
-      throw failure;
-    }
-    List<DataFile> dataFiles = new ArrayList<>();
-    for (RollingDataWriter<Record> writer : writers) {
-      dataFiles.addAll(writer.result().dataFiles());
-    }
-    return dataFiles;
-  }
-
-  private static IOException getUninterruptibly(Future<IOException> future) throws IOException {
-    boolean interrupted = false;
-    try {
-      while (true) {
-        try {
-          return future.get();
-        } catch (InterruptedException e) {
-          interrupted = true; // the close runs on: wait for it, so no file is left half-written
-        } catch (ExecutionException e) {
-          throw new IOException(e.getCause().getMessage(), e.getCause());
-        }
-      }
-    } finally {
-      if (interrupted) {
-        Thread.currentThread().interrupt();
-      }
-    }
+    return DataFileCloses.closeAll(new ArrayList<>(partitions.values()), remote, loader);
   }
 }

@@ -1,5 +1,6 @@
 package dev.featurestore.core.ingest;
 
+import dev.featurestore.core.base.DataFileCloses;
 import java.util.List;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileFormat;
@@ -71,7 +72,8 @@ final class FileSink {
         TableProperties.WRITE_TARGET_FILE_SIZE_BYTES_DEFAULT);
     PartitionFunction partitioner = table.spec().isUnpartitioned()
         ? null : new PartitionFunction(table.spec(), schema, internalValues);
-    return new PartitionedFileWriter<>(writers, files, io, targetSize, table.spec(), partitioner);
+    return new PartitionedFileWriter<>(writers, files, io, targetSize, table.spec(), partitioner,
+        DataFileCloses.inParallel(table));
   }
 
   void write(StructLike row) {

@@ -17,11 +17,12 @@ import org.apache.iceberg.io.FileWriterFactory;
 import org.apache.iceberg.parquet.Parquet;
 
 /**
- * Parquet data writers for rows in Iceberg's internal representation (timestamps as micros, dates
- * as days, fixed as {@code ByteBuffer}): Iceberg's {@link InternalWriter}, configured as Iceberg's
- * generic writer factory configures its writers (the table's properties, metrics config and sort
- * order). Writing micros directly skips the generic writer's {@code OffsetDateTime} to micros
- * conversion of every timestamp. Data files only.
+ * Parquet data writers for {@link PrimitiveRow}s of Iceberg's internal representation (timestamps
+ * as micros, dates as days, fixed as {@code ByteBuffer}): {@link PrimitiveRowWriter} (Iceberg's
+ * {@link InternalWriter} for the columns not kept in slots), configured as Iceberg's generic writer
+ * factory configures its writers (the table's properties, metrics config and sort order). Writing
+ * micros directly skips the generic writer's {@code OffsetDateTime} to micros conversion of every
+ * timestamp, and the slots a boxed value per column and row. Data files only.
  */
 final class InternalFileWriterFactory implements FileWriterFactory<StructLike> {
   private final Table table;
@@ -42,7 +43,7 @@ final class InternalFileWriterFactory implements FileWriterFactory<StructLike> {
           .setAll(table.properties())
           .setAll(writerProperties)
           .metricsConfig(MetricsConfig.forTable(table))
-          .createWriterFunc(InternalWriter::createWriter)
+          .createWriterFunc(PrimitiveRowWriter::create)
           .withSpec(spec)
           .withPartition(partition)
           .withKeyMetadata(file.keyMetadata())

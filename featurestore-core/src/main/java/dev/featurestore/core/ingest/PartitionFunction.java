@@ -24,7 +24,8 @@ import org.apache.iceberg.types.Types;
  * columns) goes through Iceberg's bound transform functions.
  *
  * <p>Rows hold either Iceberg's generic values ({@code OffsetDateTime}, {@code LocalDate}, as
- * {@code GenericRecord} does) or its internal ones (micros, days). Not thread-safe: the values of
+ * {@code GenericRecord} does) or its internal ones (micros, days; a {@link PrimitiveRow}'s time
+ * columns are read from their slots, unboxed). Not thread-safe: the values of
  * the last row are kept in a reused array.
  */
 final class PartitionFunction {
@@ -159,14 +160,27 @@ final class PartitionFunction {
     java.util.function.LongToIntFunction arithmetic = fast;
     Integer[] boxes = new Integer[64];
     return row -> {
-      Object value = row.get(position, Object.class);
-      if (value == null) {
-        return iceberg.apply(null);
-      }
-      Object internal = toInternal.apply(value);
-      long v = internal instanceof Integer ? (Integer) internal : (Long) internal;
-      if (v < 0) {
-        return iceberg.apply(internal);
+      long v;
+      if (row instanceof PrimitiveRow) {
+        // internal values in an unboxed slot (timestamps as micros, dates as days)
+        PrimitiveRow primitive = (PrimitiveRow) row;
+        if (primitive.isNull(position)) {
+          return iceberg.apply(null);
+        }
+        v = primitive.slot(position);
+        if (v < 0) {
+          return iceberg.apply(primitive.get(position, Object.class));
+        }
+      } else {
+        Object value = row.get(position, Object.class);
+        if (value == null) {
+          return iceberg.apply(null);
+        }
+        Object internal = toInternal.apply(value);
+        v = internal instanceof Integer ? (Integer) internal : (Long) internal;
+        if (v < 0) {
+          return iceberg.apply(internal);
+        }
       }
       int result = arithmetic.applyAsInt(v);
       int slot = result & 63;

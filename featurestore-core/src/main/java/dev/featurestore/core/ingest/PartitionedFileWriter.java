@@ -1,5 +1,7 @@
 package dev.featurestore.core.ingest;
 
+import dev.featurestore.core.base.DataFileCloses;
+import dev.featurestore.core.base.HadoopDefaultsHidden;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
@@ -21,7 +23,10 @@ import org.apache.iceberg.io.RollingDataWriter;
  * does), with the partition computed by {@link PartitionFunction} and the writer found by a plain
  * hash lookup on the partition values (Iceberg's fanout wraps every row's key in a thread-local
  * {@code StructLikeWrapper} and compares it field by field through type comparators). The writer
- * of the previous row is tried first: sorted or clustered input never hashes. Not thread-safe.
+ * of the previous row is tried first: sorted or clustered input never hashes. Files are opened and
+ * closed under {@link HadoopDefaultsHidden} (Iceberg's Parquet writer makes a Hadoop {@code
+ * Configuration} per file), and on a bucket closed together ({@link DataFileCloses}). Not
+ * thread-safe.
  */
 final class PartitionedFileWriter<T extends StructLike> {
   private final FileWriterFactory<T> writers;
@@ -30,6 +35,9 @@ final class PartitionedFileWriter<T extends StructLike> {
   private final long targetFileSize;
   private final PartitionSpec spec;
   private final PartitionFunction partitioner;
+  private final boolean parallelCloses;
+  // Iceberg opens data files inside write and closes them in finish: both run under this loader
+  private final ClassLoader loader = HadoopDefaultsHidden.forCurrentThread();
   private final Map<Object, RollingDataWriter<T>> open = new HashMap<>();
   private final List<RollingDataWriter<T>> order = new ArrayList<>();
   private RollingDataWriter<T> unpartitioned;
@@ -37,18 +45,31 @@ final class PartitionedFileWriter<T extends StructLike> {
   private RollingDataWriter<T> lastWriter;
   private boolean closed;
 
-  /** @param partitioner null for an unpartitioned spec */
+  /**
+   * @param partitioner null for an unpartitioned spec
+   * @param parallelCloses close the files together (on a bucket: {@link DataFileCloses#inParallel})
+   */
   PartitionedFileWriter(FileWriterFactory<T> writers, OutputFileFactory files, FileIO io, long targetFileSize,
-      PartitionSpec spec, PartitionFunction partitioner) {
+      PartitionSpec spec, PartitionFunction partitioner, boolean parallelCloses) {
     this.writers = writers;
     this.files = files;
     this.io = io;
     this.targetFileSize = targetFileSize;
     this.spec = spec;
     this.partitioner = spec.isUnpartitioned() ? null : partitioner;
+    this.parallelCloses = parallelCloses;
   }
 
   void write(T row) {
+    ClassLoader previous = HadoopDefaultsHidden.enter(loader);
+    try {
+      route(row);
+    } finally {
+      HadoopDefaultsHidden.exit(previous);
+    }
+  }
+
+  private void route(T row) {
     if (partitioner == null) {
       if (unpartitioned == null) {
         unpartitioned = new RollingDataWriter<>(writers, files, io, targetFileSize, spec, null);
@@ -114,32 +135,22 @@ final class PartitionedFileWriter<T extends StructLike> {
       return;
     }
     closed = true;
-    for (RollingDataWriter<T> writer : order) {
-      try {
-        writer.close();
-      } catch (IOException | RuntimeException e) {
-        // the caller deletes every file this writer created
+    ClassLoader previous = HadoopDefaultsHidden.enter(loader);
+    try {
+      for (RollingDataWriter<T> writer : order) {
+        try {
+          writer.close();
+        } catch (IOException | RuntimeException e) {
+          // the caller deletes every file this writer created
+        }
       }
+    } finally {
+      HadoopDefaultsHidden.exit(previous);
     }
   }
 
   private List<DataFile> close() throws IOException {
-    List<DataFile> result = new ArrayList<>();
-    IOException failure = null;
-    for (RollingDataWriter<T> writer : order) {
-      try {
-        writer.close();
-        result.addAll(writer.result().dataFiles());
-      } catch (IOException e) {
-        if (failure == null) {
-          failure = e;
-        }
-      }
-    }
-    if (failure != null) {
-      throw failure;
-    }
-    return result;
+    return DataFileCloses.closeAll(order, parallelCloses, loader);
   }
 
   /** The hash key of a null partition value. */

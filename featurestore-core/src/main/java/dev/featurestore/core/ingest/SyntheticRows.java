@@ -17,13 +17,16 @@ import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.UUID;
 import java.util.function.Function;
+import java.util.function.ToLongFunction;
 import org.apache.iceberg.Schema;
+import org.apache.iceberg.StructLike;
 import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
 
 /**
- * Generated rows, written straight into {@link GenericRecord}s (no maps, no conversion).
+ * Generated rows, written straight into {@link GenericRecord}s or {@link PrimitiveRow}s (no maps,
+ * no conversion).
  *
  * <p>Rows are generated in fixed blocks of {@link #BLOCK_ROWS}, each block from its own random
  * stream derived from the seed and the block index: the same seed gives the same rows however
@@ -41,8 +44,15 @@ final class SyntheticRows {
 
   private final Types.StructType struct;
   private final Function<SplittableRandom, Object>[] generators;
+  private final ColumnFiller[] fillers;
   private final long windowStartMicros;
   private final boolean internal;
+
+  /** Draws one column's value into a {@link PrimitiveRow}. */
+  @FunctionalInterface
+  private interface ColumnFiller {
+    void fill(PrimitiveRow row, int pos, SplittableRandom random);
+  }
 
   /** Rows of Iceberg's generic values ({@code OffsetDateTime}, {@code LocalDate}, ...). */
   SyntheticRows(Schema schema, Instant now) {
@@ -50,9 +60,9 @@ final class SyntheticRows {
   }
 
   /**
-   * @param internal true for Iceberg's internal values (timestamps as micros, dates as days, times
-   *     as micros, fixed as {@code ByteBuffer}): the same rows, without a {@code java.time} object
-   *     per value, for {@link FileSink#internal}
+   * @param internal true for {@link PrimitiveRow}s of Iceberg's internal values (timestamps as
+   *     micros, dates as days, times as micros, fixed as {@code ByteBuffer}): the same rows, without
+   *     a {@code java.time} object or a boxed number per value, for {@link FileSink#internal}
    */
   SyntheticRows(Schema schema, Instant now, boolean internal) {
     this.internal = internal;
@@ -62,10 +72,13 @@ final class SyntheticRows {
     List<Types.NestedField> fields = struct.fields();
     @SuppressWarnings("unchecked")
     Function<SplittableRandom, Object>[] gens = new Function[fields.size()];
+    ColumnFiller[] fill = new ColumnFiller[fields.size()];
     for (int i = 0; i < gens.length; i++) {
       gens[i] = generator(fields.get(i), true);
+      fill[i] = filler(fields.get(i));
     }
     this.generators = gens;
+    this.fillers = fill;
   }
 
   /** A random stream per block: reproducible for (seed, block), independent of threads. */
@@ -79,53 +92,120 @@ final class SyntheticRows {
     return z ^ (z >>> 31);
   }
 
+  /** A record of generic values (for rows of Iceberg's generic representation). */
   GenericRecord newRecord() {
     return GenericRecord.create(struct);
   }
 
-  /** Fills every column of {@code record}. */
-  void fill(GenericRecord record, SplittableRandom random) {
+  /** A row to {@link #fill}: a {@link PrimitiveRow} for internal values, else a generic record. */
+  StructLike newRow() {
+    return internal ? new PrimitiveRow(struct) : newRecord();
+  }
+
+  /** Fills every column of {@code row} (from {@link #newRow}, or a generic record for generic values). */
+  void fill(StructLike row, SplittableRandom random) {
+    if (row instanceof PrimitiveRow) {
+      PrimitiveRow primitive = (PrimitiveRow) row;
+      ColumnFiller[] fill = fillers;
+      for (int i = 0; i < fill.length; i++) {
+        fill[i].fill(primitive, i, random);
+      }
+      return;
+    }
     Function<SplittableRandom, Object>[] gens = generators;
     for (int i = 0; i < gens.length; i++) {
-      record.set(i, gens[i].apply(random));
+      row.set(i, gens[i].apply(random));
     }
+  }
+
+  /** Whether a top-level column may be null (2% of rows): optional, and not one of the two features. */
+  private static boolean nullable(Types.NestedField field, boolean topLevel) {
+    boolean featureColumn = topLevel && (field.name().equals("feature_a") || field.name().equals("feature_b"));
+    return !field.isRequired() && !featureColumn;
   }
 
   private Function<SplittableRandom, Object> generator(Types.NestedField field, boolean topLevel) {
     Function<SplittableRandom, Object> value = valueGenerator(field.name(), field.type());
-    boolean featureColumn = topLevel && (field.name().equals("feature_a") || field.name().equals("feature_b"));
-    if (field.isRequired() || featureColumn) {
+    if (!nullable(field, topLevel)) {
       return value;
     }
     return r -> r.nextInt(50) == 0 ? null : value.apply(r);
   }
 
-  private Function<SplittableRandom, Object> valueGenerator(String name, Type type) {
+  /** The same draws as {@link #generator}, written into a {@link PrimitiveRow} (slots unboxed). */
+  private ColumnFiller filler(Types.NestedField field) {
+    ToLongFunction<SplittableRandom> slot = PrimitiveRow.kind(field.type()) == PrimitiveRow.OBJECT
+        ? null : slotGenerator(field.name(), field.type());
+    ColumnFiller value;
+    if (slot != null) {
+      value = (row, pos, r) -> row.setSlot(pos, slot.applyAsLong(r));
+    } else {
+      Function<SplittableRandom, Object> object = valueGenerator(field.name(), field.type());
+      value = (row, pos, r) -> row.setObject(pos, object.apply(r));
+    }
+    if (!nullable(field, true)) {
+      return value;
+    }
+    return (row, pos, r) -> {
+      if (r.nextInt(50) == 0) {
+        row.setNull(pos);
+      } else {
+        value.fill(row, pos, r);
+      }
+    };
+  }
+
+  /**
+   * Values of the fixed-width primitive types in {@link PrimitiveRow}'s slot representation
+   * (internal values; doubles and floats as raw bits); the one source of these draws.
+   */
+  private ToLongFunction<SplittableRandom> slotGenerator(String name, Type type) {
     switch (type.typeId()) {
       case BOOLEAN:
-        return SplittableRandom::nextBoolean;
+        return r -> r.nextBoolean() ? 1 : 0;
       case INTEGER:
         return name.equals("entity_id") ? r -> r.nextInt(ENTITY_KEYS) : r -> r.nextInt(1_000_000);
       case LONG:
-        if (name.equals("entity_id")) {
-          // the key space is small: one Long per key, not one per row (a tenth of the allocation);
-          // writer threads share the array, a racing write stores an equal Long
-          Long[] keys = new Long[ENTITY_KEYS];
-          return r -> {
-            int key = r.nextInt(ENTITY_KEYS);
-            Long boxed = keys[key];
-            if (boxed == null) {
-              boxed = (long) key;
-              keys[key] = boxed;
-            }
-            return boxed;
-          };
-        }
-        return r -> r.nextLong(1_000_000_000L);
+        return name.equals("entity_id") ? r -> r.nextInt(ENTITY_KEYS) : r -> r.nextLong(1_000_000_000L);
       case FLOAT:
-        return r -> (float) r.nextGaussian();
+        return r -> Float.floatToRawIntBits((float) r.nextGaussian());
       case DOUBLE:
-        return SplittableRandom::nextGaussian;
+        return r -> Double.doubleToRawLongBits(r.nextGaussian());
+      case DATE:
+        return r -> Math.floorDiv(micros(r), 86_400_000_000L);
+      case TIME:
+        return r -> r.nextLong(86_400_000_000L);
+      case TIMESTAMP:
+        return this::micros;
+      case TIMESTAMP_NANO:
+        return r -> micros(r) * 1000;
+      default:
+        throw new IllegalArgumentException("Cannot generate synthetic values: not a primitive slot type: " + type);
+    }
+  }
+
+  private Function<SplittableRandom, Object> valueGenerator(String name, Type type) {
+    switch (type.typeId()) {
+      case BOOLEAN: {
+        ToLongFunction<SplittableRandom> slot = slotGenerator(name, type);
+        return r -> slot.applyAsLong(r) != 0;
+      }
+      case INTEGER: {
+        ToLongFunction<SplittableRandom> slot = slotGenerator(name, type);
+        return r -> (int) slot.applyAsLong(r);
+      }
+      case LONG: {
+        ToLongFunction<SplittableRandom> slot = slotGenerator(name, type);
+        return slot::applyAsLong;
+      }
+      case FLOAT: {
+        ToLongFunction<SplittableRandom> slot = slotGenerator(name, type);
+        return r -> Float.intBitsToFloat((int) slot.applyAsLong(r));
+      }
+      case DOUBLE: {
+        ToLongFunction<SplittableRandom> slot = slotGenerator(name, type);
+        return r -> Double.longBitsToDouble(slot.applyAsLong(r));
+      }
       case DECIMAL:
         Types.DecimalType decimal = (Types.DecimalType) type;
         long bound = decimal.precision() >= 18 ? Long.MAX_VALUE : pow10(decimal.precision());
@@ -134,18 +214,23 @@ final class SyntheticRows {
         return r -> name + "-" + r.nextInt(1_000_000);
       case UUID:
         return r -> new UUID(r.nextLong(), r.nextLong());
-      case DATE:
+      case DATE: {
+        ToLongFunction<SplittableRandom> slot = slotGenerator(name, type);
         return internal
-            ? r -> (int) Math.floorDiv(micros(r), 86_400_000_000L)
-            : r -> LocalDate.ofEpochDay(Math.floorDiv(micros(r), 86_400_000_000L));
-      case TIME:
+            ? r -> (int) slot.applyAsLong(r)
+            : r -> LocalDate.ofEpochDay(slot.applyAsLong(r));
+      }
+      case TIME: {
+        ToLongFunction<SplittableRandom> slot = slotGenerator(name, type);
         return internal
-            ? r -> r.nextLong(86_400_000_000L)
-            : r -> LocalTime.ofNanoOfDay(r.nextLong(86_400_000_000L) * 1000);
+            ? slot::applyAsLong
+            : r -> LocalTime.ofNanoOfDay(slot.applyAsLong(r) * 1000);
+      }
       case TIMESTAMP:
       case TIMESTAMP_NANO:
         if (internal) {
-          return type.typeId() == Type.TypeID.TIMESTAMP ? this::micros : r -> micros(r) * 1000;
+          ToLongFunction<SplittableRandom> slot = slotGenerator(name, type);
+          return slot::applyAsLong;
         }
         boolean zoned = type.typeId() == Type.TypeID.TIMESTAMP
             ? ((Types.TimestampType) type).shouldAdjustToUTC()

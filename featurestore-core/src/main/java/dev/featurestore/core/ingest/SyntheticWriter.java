@@ -13,10 +13,11 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.Schema;
+import org.apache.iceberg.StructLike;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.data.GenericRecord;
 
 /**
  * Writes a synthetic ingest: generated blocks of rows, by one writer or, from
@@ -68,14 +69,17 @@ final class SyntheticWriter {
     long blocks = (total + SyntheticRows.BLOCK_ROWS - 1) / SyntheticRows.BLOCK_ROWS;
     int writers = total >= PARALLEL_ROWS ? parallelWriters : 1;
     if (writers == 1) {
-      files.addAll(writeBlocks(generator, internal, seed, 0, 1, blocks, total, new AtomicBoolean(), true));
+      files.addAll(writeBlocks(generator, internal, seed, 0, new AtomicLong(), blocks, total, new AtomicBoolean(), true));
       return files;
     }
     AtomicBoolean cancelled = new AtomicBoolean();
+    // blocks are handed out one at a time, not striped: a writer the scheduler holds back (a busy
+    // machine) takes fewer blocks instead of finishing its fixed share long after the others
+    AtomicLong nextBlock = new AtomicLong();
     List<Future<List<DataFile>>> futures = new ArrayList<>();
     for (int w = 0; w < writers; w++) {
-      int first = w;
-      futures.add(workers.submit(() -> writeBlocks(generator, internal, seed, first, writers, blocks, total, cancelled, false)));
+      int writer = w;
+      futures.add(workers.submit(() -> writeBlocks(generator, internal, seed, writer, nextBlock, blocks, total, cancelled, false)));
     }
     RuntimeException failure = null;
     boolean interrupted = false;
@@ -117,14 +121,18 @@ final class SyntheticWriter {
     return files;
   }
 
-  /** Writes blocks {@code first, first + stride, ...}: one writer's share of a synthetic ingest. */
-  private List<DataFile> writeBlocks(SyntheticRows generator, boolean internal, long seed, int first, int stride,
-      long blocks, long total, AtomicBoolean cancelled, boolean reportProgress) {
-    FileSink sink = internal ? FileSink.internal(table, schema, io, first) : FileSink.generic(table, schema, io, first);
+  /**
+   * Writes the blocks it takes from {@code nextBlock} until none is left: one writer's share of a
+   * synthetic ingest ({@code writer} numbers its files).
+   */
+  private List<DataFile> writeBlocks(SyntheticRows generator, boolean internal, long seed, int writer,
+      AtomicLong nextBlock, long blocks, long total, AtomicBoolean cancelled, boolean reportProgress) {
+    FileSink sink = internal ? FileSink.internal(table, schema, io, writer) : FileSink.generic(table, schema, io, writer);
     boolean finished = false;
     try {
-      GenericRecord record = generator.newRecord();
-      for (long block = first; block < blocks && !cancelled.get(); block += stride) {
+      StructLike record = generator.newRow();
+      for (long block = nextBlock.getAndIncrement(); block < blocks && !cancelled.get();
+          block = nextBlock.getAndIncrement()) {
         SplittableRandom random = SyntheticRows.blockRandom(seed, block);
         long end = Math.min(total, (block + 1) * SyntheticRows.BLOCK_ROWS);
         int unreported = 0;
