@@ -67,10 +67,9 @@ final class BatchCommitter {
   FlushResult commit(List<Logged> batch, TableWriter.WrittenAhead writtenAhead) {
     long first = batch.get(0).seq();
     long last = batch.get(batch.size() - 1).seq();
-    long oldest = Long.MAX_VALUE;
-    for (Logged l : batch) {
-      oldest = Math.min(oldest, l.acceptedMillis);
-    }
+    // entries are accepted in sequence order under the acceptor's lock: the first is the oldest (as
+    // the timed flush takes it); a loop over the 10k entries for it was 3% of the committing thread
+    long oldest = batch.get(0).acceptedMillis;
     List<String> files = new ArrayList<>();
     long bytes = 0;
     long snapshotId = -1;
@@ -85,10 +84,13 @@ final class BatchCommitter {
         continue;
       }
       TableWriter writer = writers.get(t);
-      List<Logged> todo = new ArrayList<>(batch.size());
-      for (Logged l : batch) {
-        if (l.seq() > mark) {
-          todo.add(l);
+      List<Logged> todo = batch;
+      if (mark >= first) { // part of the batch is in the table already (a retry after an unknown outcome)
+        todo = new ArrayList<>(batch.size());
+        for (Logged l : batch) {
+          if (l.seq() > mark) {
+            todo.add(l);
+          }
         }
       }
       TableWriter.Committed done;

@@ -91,12 +91,12 @@ final class Json {
       if (!Double.isFinite(d)) {
         throw NotPlain.INSTANCE;
       }
-      out.append(Double.toString(d));
+      out.append(d.doubleValue()); // the text of Double.toString, without the String in between
     } else if (value instanceof Float f) {
       if (!Float.isFinite(f)) {
         throw NotPlain.INSTANCE;
       }
-      out.append(Float.toString(f));
+      out.append(f.floatValue());
     } else if (value instanceof Boolean b) {
       out.append(b.booleanValue() ? "true" : "false");
     } else if (value instanceof Map<?, ?> m) {

@@ -48,12 +48,7 @@ final class WriteAhead {
     if (next == null || committed >= next.get(next.size() - 1).seq()) {
       return;
     }
-    List<Logged> todo = new ArrayList<>(next.size());
-    for (Logged l : next) {
-      if (l.seq() > committed) {
-        todo.add(l);
-      }
-    }
+    List<Logged> todo = committed < next.get(0).seq() ? next : above(next, committed);
     try {
       Table target = copyOf(writer.table());
       long commitMillis = System.currentTimeMillis();
@@ -62,6 +57,17 @@ final class WriteAhead {
       // closing, or the table cannot be copied: the batch is written when its turn comes
       LOG.debug("CDC shard {}: cannot write the next batch ahead: {}", shard, e.toString());
     }
+  }
+
+  /** The entries of {@code batch} above {@code committed} (part of the batch is committed; the commit compares the lists). */
+  private static List<Logged> above(List<Logged> batch, long committed) {
+    List<Logged> todo = new ArrayList<>(batch.size());
+    for (Logged l : batch) {
+      if (l.seq() > committed) {
+        todo.add(l);
+      }
+    }
+    return todo;
   }
 
   /**

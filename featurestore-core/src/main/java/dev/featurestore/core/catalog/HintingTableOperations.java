@@ -5,6 +5,7 @@ import java.util.Set;
 import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.TableOperations;
 import org.apache.iceberg.exceptions.CommitFailedException;
+import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.io.SupportsPrefixOperations;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -28,15 +29,27 @@ final class HintingTableOperations extends ForwardingTableOperations {
   @Override
   public void commit(TableMetadata base, TableMetadata metadata) {
     TableOperations delegate = delegate();
+    MetadataWriteRecorder.forget();
     try {
       delegate.commit(base, metadata);
     } catch (CommitFailedException e) {
+      MetadataWriteRecorder.forget();
       deleteLosingAttempt(base);
       throw e;
+    } catch (RuntimeException | Error e) {
+      MetadataWriteRecorder.forget();
+      throw e;
+    }
+    String written = MetadataWriteRecorder.takeWritten();
+    if (base != null && written != null) {
+      // the commit's compare-and-swap put exactly this file in the catalog: its metadata is known
+      // (a refresh now could find the same or, after another writer, newer; both are current)
+      CommittedMetadata.install(delegate, written, CommittedMetadata.at(metadata, written));
     }
     try {
-      // the committed metadata with its file location (a refresh: it may already be newer)
-      VersionHint.write(delegate.io(), delegate.current());
+      // the committed metadata with its file location (installed above, else a refresh, which
+      // may already find a newer one)
+      VersionHint.write(io(), delegate.current());
     } catch (RuntimeException e) {
       LOG.warn("Cannot write version hint of table {} (the commit landed; path-based readers may see an older version): {}",
           name, e.toString());
@@ -56,7 +69,7 @@ final class HintingTableOperations extends ForwardingTableOperations {
    */
   private void deleteLosingAttempt(TableMetadata base) {
     TableOperations delegate = delegate();
-    if (base == null || base.metadataFileLocation() == null || !(delegate.io() instanceof SupportsPrefixOperations listing)) {
+    if (base == null || base.metadataFileLocation() == null || !(io() instanceof SupportsPrefixOperations listing)) {
       return;
     }
     try {
@@ -77,7 +90,7 @@ final class HintingTableOperations extends ForwardingTableOperations {
       String folder = baseLocation.substring(0, baseLocation.lastIndexOf('/') + 1);
       for (String file : MetadataFiles.list(listing, folder)) {
         if (MetadataFiles.version(MetadataFiles.fileName(file)).orElse(-1) == attempt && !history.contains(file)) {
-          delegate.io().deleteFile(file);
+          io().deleteFile(file);
           LOG.debug("Deleted metadata file {} of a commit of table {} that lost to another", file, name);
         }
       }
@@ -85,6 +98,12 @@ final class HintingTableOperations extends ForwardingTableOperations {
       LOG.debug("Cannot delete the metadata file of a failed commit of table {} (orphan removal will): {}", name,
           e.toString());
     }
+  }
+
+  /** The store's FileIO (the catalog's operations write through a {@link MetadataWriteRecorder} around it). */
+  @Override
+  public FileIO io() {
+    return MetadataWriteRecorder.unwrap(delegate().io());
   }
 
   @Override

@@ -29,7 +29,8 @@ final class JdbcCatalogs {
   static JdbcCatalog open(String name, Map<String, String> props, FileIO io) {
     for (int attempt = 1; ; attempt++) {
       AtomicReference<JdbcClientPool> pool = new AtomicReference<>();
-      JdbcCatalog catalog = new HintingJdbcCatalog(ignored -> io, p -> {
+      // the table operations see a recorder of the metadata files they write (see HintingTableOperations)
+      JdbcCatalog catalog = new HintingJdbcCatalog(ignored -> new MetadataWriteRecorder(io), p -> {
         JdbcClientPool created = new JdbcClientPool(p.get(org.apache.iceberg.CatalogProperties.URI), p);
         pool.set(created);
         return created;
