@@ -80,8 +80,9 @@ final class CdcSoakBenchmark {
           compactions(store, state), compactionLog(store, state));
       for (BackgroundMaintenanceStatus m : cdc.maintenance()) {
         Harness.note("%s maintenance of %s: %d rounds (%d failed), %d snapshots expired, %d data files compacted, %d manifests "
-            + "rewritten, %d bytes freed; %d snapshots left", NAME, m.table(), m.rounds(), m.roundsFailed(), m.snapshotsExpired(),
-            m.dataFilesCompacted(), m.manifestsRewritten(), m.bytesFreed(), snapshots(store, m.table()));
+            + "rewritten, %d bytes freed; %d snapshots left%s", NAME, m.table(), m.rounds(), m.roundsFailed(), m.snapshotsExpired(),
+            m.dataFilesCompacted(), m.manifestsRewritten(), m.bytesFreed(), snapshots(store, m.table()),
+            m.lastError().map(e -> "; last failure: " + e).orElse(""));
       }
       double ours = Harness.percentile(last, 99);
       double baseline = Harness.percentile(first, 99);

@@ -330,7 +330,7 @@ final class CompactionOperation implements Compaction {
     handle.coordination().published(moves.committedAs(snapshotId));
     long removed = removedDeleteFiles(snapshotId);
     DanglingDeletes.Removed cleanup = leftDangling[0]
-        ? DanglingDeletes.remove(handle, tasks.stream().map(t -> t.file().location()).collect(java.util.stream.Collectors.toSet()))
+        ? DanglingDeletes.remove(handle)
         : DanglingDeletes.Removed.NONE;
     return new Committed(snapshotId, removed + cleanup.deleteFiles(), carried[0], lockNanos[0] / 1_000_000, snapshots[0],
         commitNanos[0] / 1_000_000, prepareMillis, cleanup.lockMillis());

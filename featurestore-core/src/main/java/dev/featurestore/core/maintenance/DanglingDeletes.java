@@ -40,25 +40,56 @@ final class DanglingDeletes {
     static final Removed NONE = new Removed(0, 0);
   }
 
-  /** Removes the live delete files of the current snapshot that point at one of {@code removedDataFiles}. */
-  static Removed remove(TableHandle handle, Set<String> removedDataFiles) {
-    try {
+  /**
+   * Removes the live delete files of the current snapshot that point at a data file not in it (those
+   * of the compaction that just committed, and any an earlier removal left).
+   * A stream's commit may drop some of them meanwhile (Iceberg drops delete files older than every
+   * data file in any commit that reads their manifest); the removal then fails validation
+   * ("missing required files") and is found and prepared again, three times at most.
+   */
+  static Removed remove(TableHandle handle) {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return removeOnce(handle);
+      } catch (dev.featurestore.CommitConflictException e) {
+        if (attempt == 3) {
+          LOG.warn("Compaction of table {}: cannot remove the delete files of the files it removed (they apply to no row; "
+              + "the next compaction's commit or the stream's drops them): {}", handle.id(), e.getMessage());
+          return Removed.NONE;
+        }
+      } catch (RuntimeException e) {
+        LOG.warn("Compaction of table {}: cannot remove the delete files of the files it removed (they apply to no row; "
+            + "the next compaction's commit or the stream's drops them): {}", handle.id(), e.getMessage());
+        return Removed.NONE;
+      }
+    }
+  }
+
+  private static Removed removeOnce(TableHandle handle) {
       return handle.translating("remove the dangling deletes of table " + handle.id(), () -> {
         Table table = handle.refreshed();
         Snapshot current = table.currentSnapshot();
-        List<DeleteFile> dangling = find(table, current, removedDataFiles);
+        List<DeleteFile> dangling = find(table, current);
         if (dangling.isEmpty()) {
           return Removed.NONE;
         }
         CommitMarks mark = CommitMarks.create();
         RewriteFiles rewrite = mark.mark(CommitPhases.forTable(table, table.newRewrite()));
         dangling.forEach(rewrite::deleteFile);
-        rewrite.apply(); // the manifests filtered here are reused by the commit
+        try {
+          rewrite.apply(); // the manifests filtered here are reused by the commit
+        } catch (org.apache.iceberg.exceptions.ValidationException e) {
+          throw new dev.featurestore.CommitConflictException("Cannot remove the dangling deletes of table " + handle.id()
+              + ": a concurrent commit removed some: " + e.getMessage(), e);
+        }
         long[] lockNanos = new long[1];
         long snapshotId = handle.commitLocked(() -> {
           long locked = System.nanoTime();
           try {
             CommitMarks.carryStreamMarks(handle.table().currentSnapshot(), rewrite).commit();
+          } catch (org.apache.iceberg.exceptions.ValidationException e) {
+            throw new dev.featurestore.CommitConflictException("Cannot remove the dangling deletes of table " + handle.id()
+                + ": a concurrent commit removed some: " + e.getMessage(), e);
           } catch (CommitStateUnknownException e) {
             lockNanos[0] = System.nanoTime() - locked;
             return landed(handle, mark).orElseThrow(() -> e);
@@ -71,11 +102,6 @@ final class DanglingDeletes {
             "lock_ms", lockNanos[0] / 1_000_000));
         return new Removed(dangling.size(), lockNanos[0] / 1_000_000);
       });
-    } catch (RuntimeException e) {
-      LOG.warn("Compaction of table {}: cannot remove the delete files of the files it removed (they apply to no row; "
-          + "the next compaction tries again): {}", handle.id(), e.getMessage());
-      return Removed.NONE;
-    }
   }
 
   /** Whether the marked commit is in the table's history (re-read); an unreadable table keeps the outcome unknown. */
@@ -90,10 +116,23 @@ final class DanglingDeletes {
     return java.util.Optional.empty();
   }
 
-  private static List<DeleteFile> find(Table table, Snapshot current, Set<String> removedDataFiles) {
+  /** The live delete files of {@code current} that point at one data file not live in it. */
+  private static List<DeleteFile> find(Table table, Snapshot current) {
     List<DeleteFile> dangling = new ArrayList<>();
     if (current == null) {
       return dangling;
+    }
+    Set<String> live = new java.util.HashSet<>();
+    for (ManifestFile manifest : current.dataManifests(table.io())) {
+      if (!manifest.hasAddedFiles() && !manifest.hasExistingFiles()) {
+        continue;
+      }
+      try (ManifestReader<org.apache.iceberg.DataFile> reader = ManifestFiles.read(manifest, table.io(), table.specs())
+          .select(List.of("file_path"))) {
+        reader.forEach(file -> live.add(file.location()));
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
     }
     for (ManifestFile manifest : current.deleteManifests(table.io())) {
       if (!manifest.hasAddedFiles() && !manifest.hasExistingFiles()) {
@@ -102,7 +141,7 @@ final class DanglingDeletes {
       try (ManifestReader<DeleteFile> reader = ManifestFiles.readDeleteManifest(manifest, table.io(), table.specs())) {
         for (DeleteFile delete : reader) {
           String referenced = ContentFileUtil.referencedDataFileLocation(delete);
-          if (referenced != null && removedDataFiles.contains(referenced)) {
+          if (referenced != null && !live.contains(referenced)) {
             dangling.add(delete.copyWithoutStats());
           }
         }
