@@ -295,13 +295,22 @@ final class CompactionOperation implements Compaction {
           deletes.files().delete(handle.io());
           throw e;
         }
-        leftDangling[0] = commit.leavesDangling();
-        RewriteFiles rewrite = commit.rewrite();
+        commitNanos[0] = System.nanoTime();
         try {
-          CommitMarks.carryStreamMarks(current, rewrite).validateFromSnapshot(current.snapshotId());
-          deletes.files().added().forEach(rewrite::addFile);
-          commitNanos[0] = System.nanoTime();
-          rewrite.commit(); // on a failure Iceberg removes what it wrote, the preparation's manifests too
+          try {
+            commit(commit, current, deletes);
+          } catch (org.apache.iceberg.exceptions.ValidationException e) {
+            if (!commit.leavesDangling()) {
+              throw e;
+            }
+            // the named vector was missing after all (dropped by Iceberg as older than every data file): the
+            // rewrite as before the preparation, every delete file named; a real conflict fails it again
+            LOG.info("Compaction of table {}: the prepared commit failed validation ({}); committed naming every "
+                + "delete file", handle.id(), e.getMessage());
+            commit = prepared.namingEvery(carry.currentDeletes());
+            commit(commit, current, deletes);
+          }
+          leftDangling[0] = commit.leavesDangling();
           commitNanos[0] = System.nanoTime() - commitNanos[0];
         } catch (org.apache.iceberg.exceptions.ValidationException e) {
           deletes.files().delete(handle.io());
@@ -334,6 +343,14 @@ final class CompactionOperation implements Compaction {
         : DanglingDeletes.Removed.NONE;
     return new Committed(snapshotId, removed + cleanup.deleteFiles(), carried[0], lockNanos[0] / 1_000_000, snapshots[0],
         commitNanos[0] / 1_000_000, prepareMillis, cleanup.lockMillis());
+  }
+
+  /** Commits {@code commit} under the lock, validated from {@code current}, with the carried deletes. */
+  private static void commit(Prepared.Final commit, Snapshot current, DeleteCarry.Carried deletes) {
+    RewriteFiles rewrite = commit.rewrite();
+    CommitMarks.carryStreamMarks(current, rewrite).validateFromSnapshot(current.snapshotId());
+    deletes.files().added().forEach(rewrite::addFile);
+    rewrite.commit(); // on a failure Iceberg removes what it wrote, the preparation's manifests too
   }
 
   /** The delete files the compaction's snapshot removed, from its summary (0 if it is not readable). */
@@ -485,6 +502,15 @@ final class CompactionOperation implements Compaction {
       boolean vectors = vectorsOnly(currentDeletes);
       // with a vector named, Iceberg reads only that vector's manifest: the other vectors stay (pointing at removed files)
       return new Final(rewrite, mark, vectors && !named.isEmpty() && named.size() < currentDeletes.size());
+    }
+
+    /** A new rewrite naming every one of {@code currentDeletes}: what the commit was before the preparation. */
+    Final namingEvery(List<DeleteFile> currentDeletes) {
+      named.clear();
+      rewrite = newRewrite();
+      currentDeletes.forEach(this::name);
+      committed = rewrite;
+      return new Final(rewrite, mark, false);
     }
 
     /** Deletes what an abandoned preparation wrote (its manifest lists and manifests). */
