@@ -80,8 +80,9 @@ final class CdcSoakBenchmark {
           compactions(store, state), compactionLog(store, state));
       for (BackgroundMaintenanceStatus m : cdc.maintenance()) {
         Harness.note("%s maintenance of %s: %d rounds (%d failed), %d snapshots expired, %d data files compacted, %d manifests "
-            + "rewritten, %d bytes freed; %d snapshots left", NAME, m.table(), m.rounds(), m.roundsFailed(), m.snapshotsExpired(),
-            m.dataFilesCompacted(), m.manifestsRewritten(), m.bytesFreed(), snapshots(store, m.table()));
+            + "rewritten, %d bytes freed; %d snapshots left%s", NAME, m.table(), m.rounds(), m.roundsFailed(), m.snapshotsExpired(),
+            m.dataFilesCompacted(), m.manifestsRewritten(), m.bytesFreed(), snapshots(store, m.table()),
+            m.lastError().map(e -> "; last failure: " + e).orElse(""));
       }
       double ours = Harness.percentile(last, 99);
       double baseline = Harness.percentile(first, 99);
@@ -126,11 +127,15 @@ final class CdcSoakBenchmark {
     java.util.regex.Pattern lock = java.util.regex.Pattern.compile("\"lock_ms\"\\s*:\\s*(\\d+)");
     java.util.regex.Pattern commit = java.util.regex.Pattern.compile("\"commit_ms\"\\s*:\\s*(\\d+)");
     java.util.regex.Pattern files = java.util.regex.Pattern.compile("\"rewritten_files\"\\s*:\\s*(\\d+)");
+    java.util.regex.Pattern prepare = java.util.regex.Pattern.compile("\"prepare_ms\"\\s*:\\s*(\\d+)");
+    java.util.regex.Pattern cleanup = java.util.regex.Pattern.compile("\"cleanup_lock_ms\"\\s*:\\s*(\\d+)");
     long n = 0;
     long rows = 0;
     long rewritten = 0;
     List<Long> locks = new java.util.ArrayList<>();
     List<Long> commits = new java.util.ArrayList<>();
+    List<Long> prepares = new java.util.ArrayList<>();
+    List<Long> cleanups = new java.util.ArrayList<>();
     try (dev.featurestore.QueryResult entries = store.operations()) {
       for (dev.featurestore.Row row : entries) {
         if (!"compact".equals(row.get("operation")) || !id.toString().equals(row.get("table_name"))) {
@@ -150,14 +155,28 @@ final class CdcSoakBenchmark {
         if (m.find()) {
           commits.add(Long.parseLong(m.group(1)));
         }
+        m = prepare.matcher(details);
+        if (m.find()) {
+          prepares.add(Long.parseLong(m.group(1)));
+        }
+        m = cleanup.matcher(details);
+        if (m.find() && Long.parseLong(m.group(1)) > 0) {
+          cleanups.add(Long.parseLong(m.group(1)));
+        }
       }
     }
     java.util.Collections.sort(locks);
     java.util.Collections.sort(commits);
+    java.util.Collections.sort(prepares);
+    java.util.Collections.sort(cleanups);
     return n + " compactions in the operations log, " + rewritten + " data files rewritten, " + rows
         + " deletes carried over, commit lock held " + (locks.isEmpty() ? "-" : locks.get(locks.size() / 2) + " ms median, "
         + locks.get(locks.size() - 1) + " ms max (the commit itself " + commits.get(commits.size() / 2) + " ms median, "
-        + commits.get(commits.size() - 1) + " ms max)");
+        + commits.get(commits.size() - 1) + " ms max)")
+        + (prepares.isEmpty() ? "" : "; prepared before the lock in " + prepares.get(prepares.size() / 2) + " ms median, "
+            + prepares.get(prepares.size() - 1) + " ms max")
+        + (cleanups.isEmpty() ? "" : "; " + cleanups.size() + " removals of the vectors left pointing at removed files held "
+            + "the lock " + cleanups.get(cleanups.size() / 2) + " ms median, " + cleanups.get(cleanups.size() - 1) + " ms max");
   }
 
   private static int snapshots(FeatureStore store, TableId id) {

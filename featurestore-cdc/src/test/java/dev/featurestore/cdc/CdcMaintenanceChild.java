@@ -17,8 +17,8 @@ import org.apache.iceberg.io.OutputFile;
  * A process streaming into both tables with eager background maintenance, for
  * {@link CdcMaintenanceCrashTest}. Args: store root, log directory, shard, mode, batches.
  * Prints {@code PID <pid>}, {@code ACK <seq>} for every accepted entry (entry {@code s} updates document
- * {@code d<s % 40>}), {@code RUN <table> <token> <pid> <startMillis> <endMillis> <outcome>} for
- * every maintenance check that ran holding the lease, and then, by mode:
+ * {@code d<s % 40>}), {@code RUN <table> <token> <pid> <startMicros> <endMicros> <outcome>} for
+ * every maintenance check that ran holding the lease and touched a file, and then, by mode:
  * <ul>
  *   <li>{@code compacting}: {@code PAUSED compacting} when a compaction's data files are written and
  *       its commit's manifest list is about to be, and waits there for the SIGKILL;
@@ -49,10 +49,11 @@ public final class CdcMaintenanceChild {
       public void onMaintenance(MaintenanceRun run) {
         boolean held = run.lease() == MaintenanceRun.Lease.ACQUIRED || run.lease() == MaintenanceRun.Lease.TAKEN_OVER
             || run.lease() == MaintenanceRun.Lease.HELD;
-        if (held && run.outcome() != MaintenanceRun.Outcome.SKIPPED) {
-          long end = System.currentTimeMillis();
-          print("RUN " + run.table() + " " + run.leaseToken() + " " + pid + " " + (end - run.elapsed().toMillis() - 1)
-              + " " + end + " " + run.outcome());
+        // called on the maintenance thread at the end of the check, before its lease can be released
+        long end = PausingIO.micros();
+        long first = PausingIO.firstIoOfThisCheck();
+        if (held && run.outcome() != MaintenanceRun.Outcome.SKIPPED && first > 0) {
+          print("RUN " + run.table() + " " + run.leaseToken() + " " + pid + " " + first + " " + end + " " + run.outcome());
         }
       }
     }).build();
@@ -108,22 +109,54 @@ public final class CdcMaintenanceChild {
       this.mode = mode;
     }
 
+    /**
+     * The wall-clock time of the maintenance thread's first file access in the current check (0 if
+     * none yet). A check's work starts no earlier: the lease is taken in the catalog database before
+     * any file is touched, so this start, unlike one estimated as "end - elapsed" (the elapsed time
+     * includes waiting for the lease), can never fall before the previous holder released it.
+     */
+    private static final ThreadLocal<long[]> FIRST_IO = ThreadLocal.withInitial(() -> new long[1]);
+
+    /** Epoch microseconds from the system clock: one clock for both processes, finer than milliseconds. */
+    static long micros() {
+      java.time.Instant now = java.time.Instant.now();
+      return now.getEpochSecond() * 1_000_000 + now.getNano() / 1_000;
+    }
+
+    /** The current check's first file access on this thread, and resets it for the next check. */
+    static long firstIoOfThisCheck() {
+      long[] first = FIRST_IO.get();
+      long value = first[0];
+      first[0] = 0;
+      return value;
+    }
+
     private static boolean maintenanceThread() {
-      return Thread.currentThread().getName().startsWith("featurestore-maintenance-");
+      boolean maintenance = Thread.currentThread().getName().startsWith("featurestore-maintenance-");
+      if (maintenance) {
+        long[] first = FIRST_IO.get();
+        if (first[0] == 0) {
+          first[0] = micros();
+        }
+      }
+      return maintenance;
     }
 
     @Override
     public InputFile newInputFile(String path) {
+      maintenanceThread();
       return delegate.newInputFile(path);
     }
 
     @Override
     public InputFile newInputFile(String path, long length) {
+      maintenanceThread();
       return delegate.newInputFile(path, length);
     }
 
     @Override
     public OutputFile newOutputFile(String path) {
+      maintenanceThread();
       if (mode.equals("carrying") && maintenanceThread() && path.contains("/cdc/docs/")) {
         if (path.contains("compact-") && held.compareAndSet(false, true)) {
           try {
@@ -147,6 +180,7 @@ public final class CdcMaintenanceChild {
 
     @Override
     public void deleteFile(String path) {
+      maintenanceThread();
       // expiry deletes on the store's worker threads; with compaction off nothing else deletes here
       if (mode.equals("expiring") && !path.endsWith(".metadata.json")) {
         pause("expiring");

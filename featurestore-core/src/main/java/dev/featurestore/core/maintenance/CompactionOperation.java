@@ -79,6 +79,8 @@ final class CompactionOperation implements Compaction {
   private boolean used = false;
   /** Test hook: runs after the files are written, before the commit. */
   Runnable beforeCommit = () -> {};
+  /** Test hook: runs after the commit was prepared, before the commit lock is taken. */
+  Runnable afterPrepare = () -> {};
   /** Test hook: runs holding the commit lock, after the last deletes to carry over were read, before they are written. */
   Runnable beforeCarriedCommit = () -> {};
 
@@ -214,6 +216,8 @@ final class CompactionOperation implements Compaction {
     details.put("carried_from_commits", committed.carriedSnapshots());
     details.put("lock_ms", committed.lockMillis());
     details.put("commit_ms", committed.commitMillis());
+    details.put("prepare_ms", committed.prepareMillis());
+    details.put("cleanup_lock_ms", committed.cleanupLockMillis());
     handle.record("compact", committed.snapshotId(), details);
     return new CompactionResult(OptionalLong.of(committed.snapshotId()), rewritten.size(), written.size(),
         committed.removedDeletes(), rewrittenBytes, addedBytes, rows, partitions.size(), committed.carried());
@@ -221,9 +225,9 @@ final class CompactionOperation implements Compaction {
 
   /** What a commit did: the snapshot, delete files removed, positions carried over, and for how long it held the lock. */
   private record Committed(long snapshotId, long removedDeletes, long carried, long lockMillis, long carriedSnapshots,
-      long commitMillis) {
+      long commitMillis, long prepareMillis, long cleanupLockMillis) {
     Committed(long snapshotId, long removedDeletes, long carried, long lockMillis) {
-      this(snapshotId, removedDeletes, carried, lockMillis, 0, 0);
+      this(snapshotId, removedDeletes, carried, lockMillis, 0, 0, 0, 0);
     }
   }
 
@@ -239,70 +243,298 @@ final class CompactionOperation implements Compaction {
 
   /**
    * Commits a rewrite whose rows were copied in order: the position deletes committed since
-   * {@code start} on the rewritten files are carried over to the new files, most of the walk before
-   * taking the table's commit lock, the rest under it (no writer of this store commits in between),
-   * and ONE {@code RewriteFiles} validated from the current snapshot swaps the files.
+   * {@code start} on the rewritten files are carried over to the new files, and ONE
+   * {@code RewriteFiles} validated from the current snapshot swaps the files.
+   *
+   * <p>What the stream waits for is the part under the table's commit lock, so that part follows
+   * the compacted group, not the table's history. Most of the commit's work is rewriting the
+   * manifests that list a removed file (about one per stream commit since the last merge), and
+   * it is done before taking the lock: the rewrite is built and applied ({@link Prepared}), which
+   * leaves Iceberg's filtered manifests cached in it. Under the lock the carry-over walks the last
+   * few commits, and the same rewrite commits against the current snapshot: the manifests
+   * unchanged since the preparation come from the cache, only those the stream added meanwhile
+   * are filtered. On format 3 the deletion vectors of the rewritten files are not named one by
+   * one (a vector the stream replaced meanwhile would fail the commit, and naming new ones would
+   * throw the cache away): Iceberg drops a removed data file's vectors by itself where it reads
+   * their manifest, one of them is named (Iceberg requires a removed delete file when delete
+   * files are added) and the rest, left pointing at files no longer in the table (they apply to
+   * no row), are removed by a second, equally prepared commit right after.
    */
   private Committed commitCarrying(Snapshot start, List<FileScanTask> tasks, List<DataFile> written, RowMoves moves) {
     DeleteCarry carry = new DeleteCarry(handle.table(), handle.id().toString(), start, tasks, moves);
-    handle.translating("carry deletes over in table " + handle.id(), () -> {
-      carry.advance(handle.refreshed().currentSnapshot());
-      return null;
-    });
+    long prepareStart = System.nanoTime();
+    Prepared prepared = handle.translating("prepare the compaction commit of table " + handle.id(),
+        () -> prepare(start, tasks, written, carry));
+    long prepareMillis = (System.nanoTime() - prepareStart) / 1_000_000;
+    try {
+      afterPrepare.run();
+    } catch (RuntimeException | Error e) {
+      prepared.discardUnused(handle.io());
+      throw e;
+    }
     long[] lockNanos = new long[1];
     long[] snapshots = new long[1];
     long[] carried = new long[1];
-    long[] removed = new long[1];
     long[] commitNanos = new long[1];
-    long snapshotId = handle.commitLocked(() -> {
-      long locked = System.nanoTime();
-      Table table = handle.table();
+    boolean[] leftDangling = new boolean[1];
+    long snapshotId;
+    try {
+      snapshotId = handle.commitLocked(() -> {
+        long locked = System.nanoTime();
+        Table table = handle.table();
+        Snapshot current = table.currentSnapshot();
+        carry.advance(current);
+        snapshots[0] = countSnapshots(table, start, current);
+        beforeCarriedCommit.run();
+        DeleteCarry.Carried deletes = carry.write(handle.io());
+        carried[0] = deletes.positions();
+        Prepared.Final commit;
+        try {
+          commit = prepared.finish(table, current, carry.currentDeletes(), !deletes.files().added().isEmpty());
+        } catch (RuntimeException | Error e) {
+          deletes.files().delete(handle.io());
+          throw e;
+        }
+        commitNanos[0] = System.nanoTime();
+        try {
+          try {
+            commit(commit, current, deletes);
+          } catch (org.apache.iceberg.exceptions.ValidationException e) {
+            if (!commit.leavesDangling()) {
+              throw e;
+            }
+            // the named vector was missing after all (dropped by Iceberg as older than every data file): the
+            // rewrite as before the preparation, every delete file named; a real conflict fails it again
+            LOG.info("Compaction of table {}: the prepared commit failed validation ({}); committed naming every "
+                + "delete file", handle.id(), e.getMessage());
+            commit = prepared.namingEvery(carry.currentDeletes());
+            commit(commit, current, deletes);
+          }
+          leftDangling[0] = commit.leavesDangling();
+          commitNanos[0] = System.nanoTime() - commitNanos[0];
+        } catch (org.apache.iceberg.exceptions.ValidationException e) {
+          deletes.files().delete(handle.io());
+          throw new CommitConflictException(
+              "Cannot compact table " + handle.id() + ": a concurrent commit conflicts: " + e.getMessage(), e);
+        } catch (CommitStateUnknownException e) {
+          OptionalLong landed = landed(table, commit.mark(), e);
+          if (landed.isEmpty()) {
+            deletes.files().delete(handle.io());
+            throw new dev.featurestore.StorageException("Cannot compact table " + handle.id()
+                + ": the commit's outcome was unknown and the table shows it did not land: " + e.getMessage(), e);
+          }
+          lockNanos[0] = System.nanoTime() - locked;
+          return landed.getAsLong();
+        } catch (RuntimeException | Error e) {
+          deletes.files().delete(handle.io());
+          throw e;
+        }
+        table.refresh();
+        lockNanos[0] = System.nanoTime() - locked;
+        return commit.mark().committedSnapshotId(table, null);
+      });
+    } finally {
+      prepared.discardUnused(handle.io());
+    }
+    handle.coordination().published(moves.committedAs(snapshotId));
+    long removed = removedDeleteFiles(snapshotId);
+    DanglingDeletes.Removed cleanup = leftDangling[0]
+        ? DanglingDeletes.remove(handle)
+        : DanglingDeletes.Removed.NONE;
+    return new Committed(snapshotId, removed + cleanup.deleteFiles(), carried[0], lockNanos[0] / 1_000_000, snapshots[0],
+        commitNanos[0] / 1_000_000, prepareMillis, cleanup.lockMillis());
+  }
+
+  /** Commits {@code commit} under the lock, validated from {@code current}, with the carried deletes. */
+  private static void commit(Prepared.Final commit, Snapshot current, DeleteCarry.Carried deletes) {
+    RewriteFiles rewrite = commit.rewrite();
+    CommitMarks.carryStreamMarks(current, rewrite).validateFromSnapshot(current.snapshotId());
+    deletes.files().added().forEach(rewrite::addFile);
+    rewrite.commit(); // on a failure Iceberg removes what it wrote, the preparation's manifests too
+  }
+
+  /** The delete files the compaction's snapshot removed, from its summary (0 if it is not readable). */
+  private long removedDeleteFiles(long snapshotId) {
+    Snapshot committed = handle.table().snapshot(snapshotId);
+    String removed = committed == null ? null : committed.summary().get("removed-delete-files");
+    return removed == null ? 0 : Long.parseLong(removed);
+  }
+
+  /**
+   * Builds the rewrite and applies it outside the lock, walking the carry-over to the snapshot it
+   * applied to; a few attempts when the stream commits in between (Iceberg validates that no
+   * delete was added to a removed file since the snapshot the rewrite is validated from).
+   */
+  private Prepared prepare(Snapshot start, List<FileScanTask> tasks, List<DataFile> written, DeleteCarry carry) {
+    Prepared prepared = null;
+    for (int attempt = 0; attempt < 3; attempt++) {
+      Table table = handle.refreshed();
       Snapshot current = table.currentSnapshot();
       carry.advance(current);
-      snapshots[0] = countSnapshots(table, start, current);
-      beforeCarriedCommit.run();
-      DeleteCarry.Carried deletes = carry.write(handle.io());
-      carried[0] = deletes.positions();
-      List<DeleteFile> replaced = carry.currentDeletes();
-      removed[0] = replaced.size();
-      CommitMarks mark = CommitMarks.create();
-      try {
-        RewriteFiles rewrite = CommitMarks.carryStreamMarks(current,
-            mark.mark(CommitPhases.forTable(table, table.newRewrite().validateFromSnapshot(current.snapshotId()))));
-        if (start.sequenceNumber() > 0) {
-          rewrite.dataSequenceNumber(start.sequenceNumber()); // equality deletes committed meanwhile still apply
-        }
-        tasks.forEach(task -> rewrite.deleteFile(task.file()));
-        replaced.forEach(rewrite::deleteFile);
-        written.forEach(rewrite::addFile);
-        deletes.files().added().forEach(rewrite::addFile);
-        commitNanos[0] = System.nanoTime();
-        rewrite.commit();
-        commitNanos[0] = System.nanoTime() - commitNanos[0];
-      } catch (org.apache.iceberg.exceptions.ValidationException e) {
-        deletes.files().delete(handle.io());
-        throw new CommitConflictException(
-            "Cannot compact table " + handle.id() + ": a concurrent commit conflicts: " + e.getMessage(), e);
-      } catch (CommitStateUnknownException e) {
-        OptionalLong landed = landed(table, mark, e);
-        if (landed.isEmpty()) {
-          deletes.files().delete(handle.io());
-          throw new dev.featurestore.StorageException("Cannot compact table " + handle.id()
-              + ": the commit's outcome was unknown and the table shows it did not land: " + e.getMessage(), e);
-        }
-        lockNanos[0] = System.nanoTime() - locked;
-        return landed.getAsLong();
-      } catch (RuntimeException | Error e) {
-        deletes.files().delete(handle.io());
-        throw e;
+      if (prepared == null) {
+        prepared = new Prepared(table, start, tasks, written);
+        prepared.nameDeletes(current, carry.currentDeletes(), true); // the stream's deletes are usually carried
+      } else if (!prepared.stillApplies(carry.currentDeletes())) {
+        return prepared; // a named delete file was replaced: the commit rebuilds the rewrite under the lock
+      } else {
+        prepared.nameDeletes(current, carry.currentDeletes(), true);
       }
-      table.refresh();
-      lockNanos[0] = System.nanoTime() - locked;
-      return mark.committedSnapshotId(table, null);
-    });
-    handle.coordination().published(moves.committedAs(snapshotId));
-    return new Committed(snapshotId, removed[0], carried[0], lockNanos[0] / 1_000_000, snapshots[0],
-        commitNanos[0] / 1_000_000);
+      try {
+        prepared.apply(current);
+        return prepared;
+      } catch (org.apache.iceberg.exceptions.ValidationException e) {
+        LOG.debug("Compaction of table {}: a commit landed while its rewrite was prepared; again: {}", handle.id(),
+            e.getMessage());
+      }
+    }
+    return prepared;
+  }
+
+  /**
+   * A compaction's {@code RewriteFiles}, built and applied before the commit lock is taken: the data
+   * files removed and added, and the delete files named for removal. Iceberg caches the manifests
+   * it filtered in the rewrite, so committing it later rewrites only the manifests that changed.
+   */
+  private final class Prepared {
+    private final Table table;
+    private final Snapshot start;
+    private final List<FileScanTask> tasks;
+    private final List<DataFile> written;
+    private RewriteFiles rewrite;
+    private CommitMarks mark;
+    /** The delete files named for removal, by {@link DeleteCarry#key}. */
+    private final Map<String, DeleteFile> named = new LinkedHashMap<>();
+    private final List<Snapshot> staged = new ArrayList<>();
+    private RewriteFiles committed;
+
+    Prepared(Table table, Snapshot start, List<FileScanTask> tasks, List<DataFile> written) {
+      this.table = table;
+      this.start = start;
+      this.tasks = tasks;
+      this.written = written;
+      this.rewrite = newRewrite();
+    }
+
+    private RewriteFiles newRewrite() {
+      mark = CommitMarks.create();
+      RewriteFiles r = mark.mark(CommitPhases.forTable(table, table.newRewrite()));
+      if (start.sequenceNumber() > 0) {
+        r.dataSequenceNumber(start.sequenceNumber()); // equality deletes committed meanwhile still apply
+      }
+      tasks.forEach(task -> r.deleteFile(task.file()));
+      written.forEach(r::addFile);
+      return r;
+    }
+
+    /** Whether every delete file named so far is still one of the rewritten files' delete files. */
+    boolean stillApplies(List<DeleteFile> currentDeletes) {
+      Set<String> keys = new HashSet<>();
+      currentDeletes.forEach(d -> keys.add(DeleteCarry.key(d)));
+      return keys.containsAll(named.keySet());
+    }
+
+    /**
+     * Names the delete files to remove: on format 3 with only deletion vectors, one vector when
+     * one is needed (Iceberg drops the others where it reads their manifest; {@code required}:
+     * delete files are added, so one must be removed), preferably of the file the stream is least
+     * likely to touch before the commit, listed in a manifest of {@code current} (so Iceberg reads
+     * only that manifest for it); otherwise every delete file.
+     */
+    void nameDeletes(Snapshot current, List<DeleteFile> currentDeletes, boolean required) {
+      if (vectorsOnly(currentDeletes)) {
+        if (!named.isEmpty() || currentDeletes.isEmpty() || !required) {
+          return;
+        }
+        Set<String> manifests = new HashSet<>();
+        current.deleteManifests(table.io()).forEach(m -> manifests.add(m.path()));
+        Map<String, Long> rowsOf = new HashMap<>();
+        tasks.forEach(t -> rowsOf.put(t.file().location(), t.file().recordCount()));
+        DeleteFile anchor = null;
+        long anchorLive = Long.MAX_VALUE;
+        for (DeleteFile d : currentDeletes) {
+          boolean listed = d.manifestLocation() != null && manifests.contains(d.manifestLocation());
+          long live = rowsOf.getOrDefault(d.referencedDataFile(), Long.MAX_VALUE) - d.recordCount();
+          if (anchor == null || (listed && live < anchorLive)) {
+            anchor = d;
+            anchorLive = listed ? live : Long.MAX_VALUE;
+          }
+        }
+        name(anchor);
+      } else {
+        currentDeletes.forEach(this::name);
+      }
+    }
+
+    private boolean vectorsOnly(List<DeleteFile> deletes) {
+      return org.apache.iceberg.TableUtil.formatVersion(table) >= 3 && deletes.stream().allMatch(ContentFileUtil::isDV);
+    }
+
+    private void name(DeleteFile delete) {
+      if (named.putIfAbsent(DeleteCarry.key(delete), delete) == null) {
+        rewrite.deleteFile(delete);
+      }
+    }
+
+    void apply(Snapshot current) {
+      rewrite.validateFromSnapshot(current.snapshotId());
+      staged.add(rewrite.apply());
+    }
+
+    /** What is committed under the lock. */
+    record Final(RewriteFiles rewrite, CommitMarks mark, boolean leavesDangling) {}
+
+    /**
+     * Under the lock, with the rewritten files' delete files as of {@code current}: the rewrite to
+     * commit. The prepared one when every delete file it named is still there (only the missing
+     * names are added); else a new one (a named vector was replaced meanwhile: it could not be
+     * removed), built here as before this preparation existed.
+     */
+    Final finish(Table current, Snapshot snapshot, List<DeleteFile> currentDeletes, boolean addsDeletes) {
+      if (!stillApplies(currentDeletes)) {
+        LOG.debug("Compaction of table {}: a delete file named in the prepared rewrite was replaced; rebuilt under the lock",
+            handle.id());
+        discardStaged(handle.io());
+        named.clear();
+        rewrite = newRewrite();
+      }
+      nameDeletes(snapshot, currentDeletes, addsDeletes);
+      committed = rewrite;
+      boolean vectors = vectorsOnly(currentDeletes);
+      // with a vector named, Iceberg reads only that vector's manifest: the other vectors stay (pointing at removed files)
+      return new Final(rewrite, mark, vectors && !named.isEmpty() && named.size() < currentDeletes.size());
+    }
+
+    /** A new rewrite naming every one of {@code currentDeletes}: what the commit was before the preparation. */
+    Final namingEvery(List<DeleteFile> currentDeletes) {
+      named.clear();
+      rewrite = newRewrite();
+      currentDeletes.forEach(this::name);
+      committed = rewrite;
+      return new Final(rewrite, mark, false);
+    }
+
+    /** Deletes what an abandoned preparation wrote (its manifest lists and manifests). */
+    void discardUnused(org.apache.iceberg.io.FileIO io) {
+      if (committed == null) {
+        discardStaged(io); // the lock was never reached with it: Iceberg will not clean it up
+      }
+    }
+
+    private void discardStaged(org.apache.iceberg.io.FileIO io) {
+      for (Snapshot s : staged) {
+        try {
+          for (org.apache.iceberg.ManifestFile m : s.allManifests(io)) {
+            if (m.snapshotId() != null && m.snapshotId() == s.snapshotId()) {
+              io.deleteFile(m.path());
+            }
+          }
+          io.deleteFile(s.manifestListLocation());
+        } catch (RuntimeException e) {
+          LOG.warn("Cannot delete the prepared commit of a compaction of table {}: {}", handle.id(), e.toString());
+        }
+      }
+      staged.clear();
+    }
   }
 
   /**

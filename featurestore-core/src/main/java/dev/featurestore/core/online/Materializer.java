@@ -330,11 +330,15 @@ final class Materializer {
       snapshot.addedDataFiles(table.io()).forEach(f -> added.add(f.copyWithoutStats()));
       snapshot.removedDataFiles(table.io()).forEach(f -> candidates.add(f.copyWithoutStats()));
       snapshot.addedDeleteFiles(table.io()).forEach(addedDeletes::add);
+      List<DeleteFile> unexplained = new ArrayList<>();
       for (DeleteFile removed : snapshot.removedDeleteFiles(table.io())) {
         if (!replaced(removed, addedDeletes, candidates)) {
-          throw new Unsafe("snapshot " + snapshot.snapshotId() + " (" + snapshot.operation()
-              + ") removed delete files: their rows could come back");
+          unexplained.add(removed);
         }
+      }
+      if (!unexplained.isEmpty() && !ofRemovedFiles(snapshot, unexplained)) {
+        throw new Unsafe("snapshot " + snapshot.snapshotId() + " (" + snapshot.operation()
+            + ") removed delete files: their rows could come back");
       }
     } catch (RuntimeException e) {
       throw new Unsafe("cannot read the manifests of snapshot " + snapshot.snapshotId() + ": " + e.getMessage());
@@ -390,6 +394,28 @@ final class Materializer {
     return addedDeletes.stream().anyMatch(d -> d.format() == org.apache.iceberg.FileFormat.PUFFIN
             && target.equals(d.referencedDataFile()))
         || removedData.stream().anyMatch(f -> f.location().equals(target));
+  }
+
+  /**
+   * True when every one of {@code removed} points at one data file that is not in the table at
+   * {@code snapshot}: a compaction's cleanup of the deletion vectors of the files it removed
+   * earlier (they applied to no row any more).
+   */
+  private boolean ofRemovedFiles(Snapshot snapshot, List<DeleteFile> removed) {
+    Set<String> targets = new HashSet<>();
+    for (DeleteFile delete : removed) {
+      String target = org.apache.iceberg.util.ContentFileUtil.referencedDataFileLocation(delete);
+      if (target == null) {
+        return false;
+      }
+      targets.add(target);
+    }
+    for (FileScanTask task : RowSource.plan(table, snapshot.snapshotId(), Expressions.alwaysTrue())) {
+      if (targets.contains(task.file().location())) {
+        return false;
+      }
+    }
+    return true;
   }
 
   private void upsert(ViewWriter writer, Object[] row, long seq) {

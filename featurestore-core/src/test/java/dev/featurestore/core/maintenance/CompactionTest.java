@@ -345,10 +345,99 @@ class CompactionTest {
 
     assertThat(TestTables.currentSnapshotId(events)).isEqualTo(snapshotBefore[0]);
     assertThat(filesOnDisk()).isEqualTo(filesBefore[0] - 1); // the compaction's data file and its carried vector are gone
+    assertThat(unreferencedMetadataFiles(events.unwrap(Table.class))).isEmpty(); // and its prepared manifests
     assertThat(liveDataFiles(events)).hasSize(4 + 2); // two of them with a vector
     List<Long> expected = range(0, 40);
     expected.removeAll(List.of(5L, 25L));
     assertThat(ids(events)).isEqualTo(expected);
+  }
+
+  /**
+   * The commit is prepared before the commit lock is taken. Deletes committed between the
+   * preparation and the lock are carried over too, whether they replace the deletion vector the
+   * prepared rewrite names for removal (it is rebuilt under the lock) or add a vector to a file that
+   * had none (the prepared rewrite commits; that vector is removed right after): the rows are
+   * right, no delete file is left pointing at a removed file, and no file of the preparation is left.
+   */
+  @ParameterizedTest(name = "named vector replaced: {0}")
+  @ValueSource(booleans = {true, false})
+  void compact_deletesCommittedAfterThePreparation_areCarriedOver_andNothingIsLeftBehind(boolean replaceNamed)
+      throws Exception {
+    events = store.createTable(dev.featurestore.TableDefinition.builder(
+        dev.featurestore.SyntheticFeatures.TABLE_ID, dev.featurestore.SyntheticFeatures.schema()).formatVersion(3).build());
+    for (int i = 0; i < 6; i++) {
+      appendRows(events, i * 10L, 10);
+    }
+    deleteIds(events, 3, 14); // vectors on the first two files, in one manifest
+    CompactionOperation compaction = (CompactionOperation) events.maintenance().compact();
+    compaction.beforeCommit = () -> {
+      try (FeatureStore other = FeatureStore.openLocal(dir)) {
+        deleteIds(other.table(events.id()), 25); // carried, walked before the preparation
+      }
+    };
+    compaction.afterPrepare = () -> {
+      try (FeatureStore other = FeatureStore.openLocal(dir)) {
+        if (replaceNamed) {
+          deleteIds(other.table(events.id()), 4, 15); // replaces the vectors of both first files
+        } else {
+          deleteIds(other.table(events.id()), 36); // a vector on a file that had none
+        }
+      }
+    };
+
+    CompactionResult result = compaction.execute();
+
+    assertThat(result.carriedDeletes()).isEqualTo(replaceNamed ? 3 : 2);
+    assertThat(result.rewrittenDataFiles()).isEqualTo(6);
+    List<Long> expected = range(0, 60);
+    expected.removeAll(List.of(3L, 14L, 25L));
+    expected.removeAll(replaceNamed ? List.of(4L, 15L) : List.of(36L));
+    assertThat(ids(events)).isEqualTo(expected);
+    assertThat(liveDataFiles(events)).hasSize(1 + 1).allMatch(MaintenanceTestData::exists); // the file and its carried vector
+    Table table = events.unwrap(Table.class);
+    table.refresh();
+    assertThat(deleteFilesOfRemovedDataFiles(table)).isEmpty();
+    assertThat(result.removedDeleteFiles()).isEqualTo(replaceNamed ? 3 : 4); // the vectors of the files that had one
+    assertThat(unreferencedMetadataFiles(table)).isEmpty();
+  }
+
+  /** Live delete files of the current snapshot pointing at a data file that is not in it. */
+  private static List<String> deleteFilesOfRemovedDataFiles(Table table) throws Exception {
+    java.util.Set<String> live = new java.util.HashSet<>();
+    try (var tasks = table.newScan().planFiles()) {
+      tasks.forEach(t -> live.add(t.file().location()));
+    }
+    List<String> dangling = new ArrayList<>();
+    for (org.apache.iceberg.ManifestFile m : table.currentSnapshot().deleteManifests(table.io())) {
+      try (var reader = org.apache.iceberg.ManifestFiles.readDeleteManifest(m, table.io(), table.specs())) {
+        for (org.apache.iceberg.DeleteFile d : reader) {
+          String target = org.apache.iceberg.util.ContentFileUtil.referencedDataFileLocation(d);
+          if (target != null && !live.contains(target)) {
+            dangling.add(d.location() + " -> " + target);
+          }
+        }
+      }
+    }
+    return dangling;
+  }
+
+  /** Manifests and manifest lists under the table's metadata directory that no snapshot lists. */
+  private static List<String> unreferencedMetadataFiles(Table table) throws Exception {
+    java.util.Set<String> referenced = new java.util.HashSet<>();
+    for (org.apache.iceberg.Snapshot s : table.snapshots()) {
+      referenced.add(Path.of(java.net.URI.create(asUri(s.manifestListLocation()))).toString());
+      for (org.apache.iceberg.ManifestFile m : s.allManifests(table.io())) {
+        referenced.add(Path.of(java.net.URI.create(asUri(m.path()))).toString());
+      }
+    }
+    try (Stream<Path> files = Files.walk(Path.of(java.net.URI.create(asUri(table.location()))).resolve("metadata"))) {
+      return files.filter(Files::isRegularFile).map(Path::toString)
+          .filter(f -> f.endsWith(".avro") && !referenced.contains(f)).toList();
+    }
+  }
+
+  private static String asUri(String location) {
+    return location.startsWith("/") ? "file://" + location : location;
   }
 
   private static void deleteIds(FeatureTable table, long... ids) {
