@@ -90,7 +90,8 @@ public final class DeletedPositions {
       return Cursor.NONE;
     }
     if (!handles(task)) {
-      throw new IllegalArgumentException("equality deletes are not position deletes: " + task.file().location());
+      throw new IllegalArgumentException("Cannot load position deletes: equality deletes apply to data file: "
+          + task.file().location());
     }
     String path = task.file().location();
     PositionDeleteIndex index;
@@ -127,7 +128,8 @@ public final class DeletedPositions {
     PositionDeleteIndex vector(FileIO io, DeleteFile dv, String dataFile) {
       // the checks Iceberg's loader makes before reading a vector
       if (!dataFile.equals(dv.referencedDataFile())) {
-        throw new IllegalArgumentException("DV is expected to reference " + dataFile + ", not " + dv.referencedDataFile());
+        throw new IllegalArgumentException("Cannot read deletion vector of data file " + dataFile
+            + ": it references another data file: " + dv.referencedDataFile());
       }
       if (bytes == null) {
         bytes = new byte[Math.toIntExact(end - start)];

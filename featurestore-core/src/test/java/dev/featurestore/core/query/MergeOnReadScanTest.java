@@ -102,7 +102,7 @@ class MergeOnReadScanTest {
 
   @ParameterizedTest
   @ValueSource(ints = {2, 3})
-  void everyQueryMatchesTheModelThroughUpdatesDeletesAndCompaction(int formatVersion) {
+  void queriesAndLookups_afterUpdatesDeletesAndCompaction_matchTheModel(int formatVersion) {
     store = FeatureStore.openLocal(dir.resolve("store"));
     FeatureTable table = store.createTable(TableDefinition.builder("t.mor", SCHEMA).formatVersion(formatVersion)
         // small row groups: a file has many, and a filter on id prunes some
