@@ -1,6 +1,7 @@
 package dev.featurestore.cdc;
 
 import dev.featurestore.core.base.HadoopDefaultsHidden;
+import dev.featurestore.core.base.IcebergParquet;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -58,28 +59,11 @@ final class ChangeLogRows implements FileWriterFactory<Logged> {
   }
 
   /**
-   * Whether Iceberg's Parquet writer takes Parquet's own types: not when iceberg-spark-runtime (which
-   * relocates Parquet under {@code org.apache.iceberg.shaded}) is first on the class path, as on a
-   * Spark driver; the change log is then written through the generic path.
-   */
-  private static final boolean UNSHADED_PARQUET = unshadedParquet();
-
-  private static boolean unshadedParquet() {
-    try {
-      Class.forName("org.apache.iceberg.shaded.org.apache.parquet.schema.MessageType", false,
-          org.apache.iceberg.parquet.Parquet.class.getClassLoader());
-      return false;
-    } catch (ClassNotFoundException | LinkageError e) {
-      return true;
-    }
-  }
-
-  /**
    * Whether {@code table}'s rows can be written here: only change-log columns, of their types,
-   * unpartitioned, and Iceberg's Parquet writer not relocated (see {@link #UNSHADED_PARQUET}).
+   * unpartitioned, and Iceberg's Parquet writer not relocated (see {@link IcebergParquet}).
    */
   static boolean fits(Table table) {
-    if (!UNSHADED_PARQUET || !table.spec().isUnpartitioned()) {
+    if (!IcebergParquet.takesParquetTypes() || !table.spec().isUnpartitioned()) {
       return false;
     }
     Schema expected = CdcTables.changeLogSchema();

@@ -1,5 +1,6 @@
 package dev.featurestore.core.ingest;
 
+import dev.featurestore.core.base.IcebergParquet;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.Map;
@@ -22,7 +23,9 @@ import org.apache.iceberg.parquet.Parquet;
  * {@link InternalWriter} for the columns not kept in slots), configured as Iceberg's generic writer
  * factory configures its writers (the table's properties, metrics config and sort order). Writing
  * micros directly skips the generic writer's {@code OffsetDateTime} to micros conversion of every
- * timestamp, and the slots a boxed value per column and row. Data files only.
+ * timestamp, and the slots a boxed value per column and row. With Iceberg's Parquet relocated
+ * ({@link IcebergParquet}) Iceberg's {@link InternalWriter} writes the rows (a {@link PrimitiveRow}
+ * boxes its slots on read). Data files only.
  */
 final class InternalFileWriterFactory implements FileWriterFactory<StructLike> {
   private final Table table;
@@ -43,7 +46,7 @@ final class InternalFileWriterFactory implements FileWriterFactory<StructLike> {
           .setAll(table.properties())
           .setAll(writerProperties)
           .metricsConfig(MetricsConfig.forTable(table))
-          .createWriterFunc(PrimitiveRowWriter::create)
+          .createWriterFunc(IcebergParquet.takesParquetTypes() ? PrimitiveRowWriter::create : InternalWriter::createWriter)
           .withSpec(spec)
           .withPartition(partition)
           .withKeyMetadata(file.keyMetadata())

@@ -1,6 +1,7 @@
 package dev.featurestore.core.lookup;
 
 import dev.featurestore.core.base.DeletedPositions;
+import dev.featurestore.core.base.IcebergParquet;
 import dev.featurestore.core.storage.ParquetInput;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -46,7 +47,7 @@ final class RowGroupScan {
 
   static boolean applies(FileScanTask task, FooterCache.Footer footer, Schema readSchema) {
     DataFile file = task.file();
-    if (file.format() != FileFormat.PARQUET || !DeletedPositions.handles(task) || file.keyMetadata() != null) {
+    if (!IcebergParquet.takesParquetTypes() || file.format() != FileFormat.PARQUET || !DeletedPositions.handles(task) || file.keyMetadata() != null) {
       return false;
     }
     MessageType fileSchema = footer.schema();

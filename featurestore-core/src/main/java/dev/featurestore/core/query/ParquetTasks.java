@@ -1,6 +1,7 @@
 package dev.featurestore.core.query;
 
 import dev.featurestore.core.base.DeletedPositions;
+import dev.featurestore.core.base.IcebergParquet;
 import dev.featurestore.core.storage.ParquetInput;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -181,7 +182,7 @@ final class ParquetTasks {
   /** Whether this reader takes the task (else the generic reader does). */
   static boolean applies(FileScanTask task) {
     DataFile file = task.file();
-    return file.format() == FileFormat.PARQUET && file.keyMetadata() == null && task.start() == 0
+    return IcebergParquet.takesParquetTypes() && file.format() == FileFormat.PARQUET && file.keyMetadata() == null && task.start() == 0
         && task.length() == file.fileSizeInBytes() && DeletedPositions.handles(task);
   }
 
