@@ -66,42 +66,42 @@ final class DanglingDeletes {
   }
 
   private static Removed removeOnce(TableHandle handle) {
-      return handle.translating("remove the dangling deletes of table " + handle.id(), () -> {
-        Table table = handle.refreshed();
-        Snapshot current = table.currentSnapshot();
-        List<DeleteFile> dangling = find(table, current);
-        if (dangling.isEmpty()) {
-          return Removed.NONE;
-        }
-        CommitMarks mark = CommitMarks.create();
-        RewriteFiles rewrite = mark.mark(CommitPhases.forTable(table, table.newRewrite()));
-        dangling.forEach(rewrite::deleteFile);
+    return handle.translating("remove the dangling deletes of table " + handle.id(), () -> {
+      Table table = handle.refreshed();
+      Snapshot current = table.currentSnapshot();
+      List<DeleteFile> dangling = find(table, current);
+      if (dangling.isEmpty()) {
+        return Removed.NONE;
+      }
+      CommitMarks mark = CommitMarks.create();
+      RewriteFiles rewrite = mark.mark(CommitPhases.forTable(table, table.newRewrite()));
+      dangling.forEach(rewrite::deleteFile);
+      try {
+        rewrite.apply(); // the manifests filtered here are reused by the commit
+      } catch (org.apache.iceberg.exceptions.ValidationException e) {
+        throw new dev.featurestore.CommitConflictException("Cannot remove the dangling deletes of table " + handle.id()
+            + ": a concurrent commit removed some: " + e.getMessage(), e);
+      }
+      long[] lockNanos = new long[1];
+      long snapshotId = handle.commitLocked(() -> {
+        long locked = System.nanoTime();
         try {
-          rewrite.apply(); // the manifests filtered here are reused by the commit
+          CommitMarks.carryStreamMarks(handle.table().currentSnapshot(), rewrite).commit();
         } catch (org.apache.iceberg.exceptions.ValidationException e) {
           throw new dev.featurestore.CommitConflictException("Cannot remove the dangling deletes of table " + handle.id()
               + ": a concurrent commit removed some: " + e.getMessage(), e);
-        }
-        long[] lockNanos = new long[1];
-        long snapshotId = handle.commitLocked(() -> {
-          long locked = System.nanoTime();
-          try {
-            CommitMarks.carryStreamMarks(handle.table().currentSnapshot(), rewrite).commit();
-          } catch (org.apache.iceberg.exceptions.ValidationException e) {
-            throw new dev.featurestore.CommitConflictException("Cannot remove the dangling deletes of table " + handle.id()
-                + ": a concurrent commit removed some: " + e.getMessage(), e);
-          } catch (CommitStateUnknownException e) {
-            lockNanos[0] = System.nanoTime() - locked;
-            return landed(handle, mark).orElseThrow(() -> e);
-          }
-          handle.table().refresh();
+        } catch (CommitStateUnknownException e) {
           lockNanos[0] = System.nanoTime() - locked;
-          return mark.committedSnapshotId(handle.table(), null);
-        });
-        handle.record("remove_dangling_deletes", snapshotId, java.util.Map.of("delete_files", dangling.size(),
-            "lock_ms", lockNanos[0] / 1_000_000));
-        return new Removed(dangling.size(), lockNanos[0] / 1_000_000);
+          return landed(handle, mark).orElseThrow(() -> e);
+        }
+        handle.table().refresh();
+        lockNanos[0] = System.nanoTime() - locked;
+        return mark.committedSnapshotId(handle.table(), null);
       });
+      handle.record("remove_dangling_deletes", snapshotId, java.util.Map.of("delete_files", dangling.size(),
+          "lock_ms", lockNanos[0] / 1_000_000));
+      return new Removed(dangling.size(), lockNanos[0] / 1_000_000);
+    });
   }
 
   /** Whether the marked commit is in the table's history (re-read); an unreadable table keeps the outcome unknown. */
