@@ -1,6 +1,7 @@
 package dev.featurestore.cdc;
 
 import dev.featurestore.StorageException;
+import dev.featurestore.core.storage.ForwardingFileIO;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -11,7 +12,6 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.Executor;
@@ -19,7 +19,6 @@ import org.apache.iceberg.DataFile;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.io.FileIO;
-import org.apache.iceberg.io.InputFile;
 import org.apache.iceberg.io.OutputFile;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -117,26 +116,11 @@ final class PendingFiles {
 
     /** {@code io}, recording every file created through it here first. */
     FileIO recording(FileIO io) {
-      return new FileIO() {
-        @Override
-        public InputFile newInputFile(String location) {
-          return io.newInputFile(location);
-        }
-
+      return new ForwardingFileIO(io) {
         @Override
         public OutputFile newOutputFile(String location) {
           record(location);
-          return io.newOutputFile(location);
-        }
-
-        @Override
-        public void deleteFile(String location) {
-          io.deleteFile(location);
-        }
-
-        @Override
-        public Map<String, String> properties() {
-          return io.properties();
+          return super.newOutputFile(location);
         }
       };
     }

@@ -3,19 +3,22 @@ package dev.featurestore.cdc;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 
+import com.tngtech.archunit.base.DescribedPredicate;
 import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
+import dev.featurestore.core.storage.ForwardingFileIO;
 import java.util.Set;
+import org.apache.iceberg.io.FileIO;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
  * The layering of featurestore-cdc: it builds on the API ({@code dev.featurestore}) and on
  * core's floor ({@code core.base}: error translation, commit marks, the lease), core's file
- * writer ({@code core.write}) and nothing else of core (no table concern, no store
- * implementation). Its own implementation classes are package-private: the public surface is
+ * writer ({@code core.write}), the one base for FileIO wrappers ({@code core.storage.ForwardingFileIO})
+ * and nothing else of core (no table concern, no store implementation). Its own implementation classes are package-private: the public surface is
  * the pipeline, its builder, its settings enums and its result and exception types.
  */
 class CdcLayeringTest {
@@ -23,6 +26,8 @@ class CdcLayeringTest {
       "CdcOperation", "CdcMode", "CdcCompression", "FsyncPolicy", "Backpressure", "WalRecovery", "CdcMetrics",
       "FlushResult", "DeadLetter", "CdcStatus", "CdcStatus$WalShard", "CdcBackpressureException", "WalCorruptionException",
       "CdcLeaseException", "CurrentStateLayout");
+  private static final DescribedPredicate<JavaClass> FORWARDING_FILE_IO =
+      JavaClass.Predicates.equivalentTo(ForwardingFileIO.class);
   private static JavaClasses cdc;
 
   @BeforeAll
@@ -35,7 +40,8 @@ class CdcLayeringTest {
   void cdc_usesOnlyTheApiAndCoresFloor() {
     noClasses().that().resideInAPackage("dev.featurestore.cdc..")
         .should().dependOnClassesThat(JavaClass.Predicates.resideInAPackage("dev.featurestore.core..")
-            .and(JavaClass.Predicates.resideOutsideOfPackages("dev.featurestore.core.base..", "dev.featurestore.core.write..")))
+            .and(JavaClass.Predicates.resideOutsideOfPackages("dev.featurestore.core.base..", "dev.featurestore.core.write.."))
+            .and(DescribedPredicate.not(FORWARDING_FILE_IO)))
         .check(cdc);
   }
 
@@ -48,7 +54,9 @@ class CdcLayeringTest {
             "dev.featurestore.core.maintenance..", "dev.featurestore.core.partition..", "dev.featurestore.core.pruning..",
             "dev.featurestore.core.bloom..", "dev.featurestore.core.lookup..", "dev.featurestore.core.tiering..",
             "dev.featurestore.core.objects..", "dev.featurestore.core.dashboard..", "dev.featurestore.core.metrics..",
-            "dev.featurestore.core.storage..", "dev.featurestore.core.catalog..", "dev.featurestore.duckdb..")
+            "dev.featurestore.core.catalog..", "dev.featurestore.duckdb..")
+        .orShould().dependOnClassesThat(JavaClass.Predicates.resideInAPackage("dev.featurestore.core.storage..")
+            .and(DescribedPredicate.not(FORWARDING_FILE_IO)))
         .check(cdc);
   }
 
@@ -57,5 +65,10 @@ class CdcLayeringTest {
     classes().that().resideInAPackage("dev.featurestore.cdc").and().areTopLevelClasses().and().arePublic()
         .should().haveNameMatching("dev\\.featurestore\\.cdc\\.(" + String.join("|", PUBLIC).replace("$", "\\$") + ")")
         .check(cdc);
+  }
+
+  @Test
+  void fileIOWrappers_extendTheForwardingBase() {
+    classes().that().areAssignableTo(FileIO.class).should().beAssignableTo(ForwardingFileIO.class).check(cdc);
   }
 }

@@ -4,12 +4,13 @@ import dev.featurestore.FeatureStore;
 import dev.featurestore.MaintenancePolicy;
 import dev.featurestore.MaintenanceRun;
 import dev.featurestore.MetricsListener;
+import dev.featurestore.core.storage.ForwardingFileIO;
 import dev.featurestore.core.storage.LocalFileIO;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
-import org.apache.iceberg.io.FileIO;
+import org.apache.iceberg.io.FileInfo;
 import org.apache.iceberg.io.InputFile;
 import org.apache.iceberg.io.OutputFile;
 
@@ -99,13 +100,13 @@ public final class CdcMaintenanceChild {
   }
 
   /** The local FileIO, stopping the maintenance thread at the mode's point until the process is killed. */
-  static final class PausingIO implements FileIO {
-    private final LocalFileIO delegate = new LocalFileIO();
+  static final class PausingIO extends ForwardingFileIO {
     private final String mode;
     private final AtomicBoolean compacting = new AtomicBoolean();
     private final AtomicBoolean held = new AtomicBoolean();
 
     PausingIO(String mode) {
+      super(new LocalFileIO());
       this.mode = mode;
     }
 
@@ -145,13 +146,13 @@ public final class CdcMaintenanceChild {
     @Override
     public InputFile newInputFile(String path) {
       maintenanceThread();
-      return delegate.newInputFile(path);
+      return super.newInputFile(path);
     }
 
     @Override
     public InputFile newInputFile(String path, long length) {
       maintenanceThread();
-      return delegate.newInputFile(path, length);
+      return super.newInputFile(path, length);
     }
 
     @Override
@@ -175,17 +176,40 @@ public final class CdcMaintenanceChild {
           pause("compacting");
         }
       }
-      return delegate.newOutputFile(path);
+      return super.newOutputFile(path);
     }
 
     @Override
     public void deleteFile(String path) {
       maintenanceThread();
+      pauseIfExpiring(path);
+      super.deleteFile(path);
+    }
+
+    @Override
+    public void deleteFiles(Iterable<String> paths) {
+      maintenanceThread();
+      paths.forEach(this::pauseIfExpiring);
+      super.deleteFiles(paths);
+    }
+
+    @Override
+    public Iterable<FileInfo> listPrefix(String prefix) {
+      maintenanceThread();
+      return super.listPrefix(prefix);
+    }
+
+    @Override
+    public void deletePrefix(String prefix) {
+      maintenanceThread();
+      super.deletePrefix(prefix);
+    }
+
+    private void pauseIfExpiring(String path) {
       // expiry deletes on the store's worker threads; with compaction off nothing else deletes here
       if (mode.equals("expiring") && !path.endsWith(".metadata.json")) {
         pause("expiring");
       }
-      delegate.deleteFile(path);
     }
 
     private static void pause(String point) {

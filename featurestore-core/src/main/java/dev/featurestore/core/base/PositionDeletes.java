@@ -2,6 +2,7 @@ package dev.featurestore.core.base;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.featurestore.core.storage.ForwardingFileIO;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
@@ -30,7 +31,6 @@ import org.apache.iceberg.deletes.PositionDeleteIndex;
 import org.apache.iceberg.deletes.PositionDeleteWriter;
 import org.apache.iceberg.io.DeleteWriteResult;
 import org.apache.iceberg.io.FileIO;
-import org.apache.iceberg.io.InputFile;
 import org.apache.iceberg.io.OutputFile;
 import org.apache.iceberg.io.OutputFileFactory;
 import org.apache.iceberg.util.ContentFileUtil;
@@ -241,33 +241,22 @@ public final class PositionDeletes {
   }
 
   /** The caller's FileIO, remembering every file created through it, so a failed write removes exactly its own files. */
-  private static final class Recording implements FileIO {
+  private static final class Recording extends ForwardingFileIO {
     private static final long serialVersionUID = 1L;
-    private final transient FileIO delegate;
     private final List<String> created = new ArrayList<>();
 
     Recording(FileIO delegate) {
-      this.delegate = delegate;
-    }
-
-    @Override
-    public InputFile newInputFile(String path) {
-      return delegate.newInputFile(path);
+      super(delegate);
     }
 
     @Override
     public OutputFile newOutputFile(String path) {
       created.add(path);
-      return delegate.newOutputFile(path);
-    }
-
-    @Override
-    public void deleteFile(String path) {
-      delegate.deleteFile(path);
+      return super.newOutputFile(path);
     }
 
     void deleteCreated() {
-      created.forEach(location -> deleteQuietly(delegate, location));
+      created.forEach(location -> deleteQuietly(delegate(), location));
     }
   }
 

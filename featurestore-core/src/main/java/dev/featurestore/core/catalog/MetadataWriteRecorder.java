@@ -1,10 +1,7 @@
 package dev.featurestore.core.catalog;
 
-import static java.util.Objects.requireNonNull;
-
-import java.util.Map;
+import dev.featurestore.core.storage.ForwardingFileIO;
 import org.apache.iceberg.io.FileIO;
-import org.apache.iceberg.io.InputFile;
 import org.apache.iceberg.io.OutputFile;
 
 /**
@@ -15,19 +12,17 @@ import org.apache.iceberg.io.OutputFile;
  * has instead of reading that file back. Tables never see this wrapper: their operations hand out
  * the wrapped FileIO ({@link #unwrap}).
  */
-final class MetadataWriteRecorder implements FileIO {
+final class MetadataWriteRecorder extends ForwardingFileIO {
   private static final long serialVersionUID = 1L;
   private static final ThreadLocal<String> WRITTEN = new ThreadLocal<>();
 
-  private final FileIO delegate;
-
   MetadataWriteRecorder(FileIO delegate) {
-    this.delegate = requireNonNull(delegate, "delegate is null");
+    super(delegate);
   }
 
   /** The FileIO behind {@code io} if it is a recorder, else {@code io}. */
   static FileIO unwrap(FileIO io) {
-    return io instanceof MetadataWriteRecorder recorder ? recorder.delegate : io;
+    return io instanceof MetadataWriteRecorder recorder ? recorder.delegate() : io;
   }
 
   /** Forgets what this thread wrote; call before a commit. */
@@ -47,36 +42,6 @@ final class MetadataWriteRecorder implements FileIO {
     if (location.endsWith(".metadata.json")) {
       WRITTEN.set(location);
     }
-    return delegate.newOutputFile(location);
-  }
-
-  @Override
-  public InputFile newInputFile(String location) {
-    return delegate.newInputFile(location);
-  }
-
-  @Override
-  public InputFile newInputFile(String location, long length) {
-    return delegate.newInputFile(location, length);
-  }
-
-  @Override
-  public void deleteFile(String location) {
-    delegate.deleteFile(location);
-  }
-
-  @Override
-  public Map<String, String> properties() {
-    return delegate.properties();
-  }
-
-  @Override
-  public void initialize(Map<String, String> properties) {
-    delegate.initialize(properties);
-  }
-
-  @Override
-  public void close() {
-    delegate.close();
+    return super.newOutputFile(location);
   }
 }

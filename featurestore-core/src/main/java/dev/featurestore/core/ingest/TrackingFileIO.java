@@ -1,5 +1,6 @@
 package dev.featurestore.core.ingest;
 
+import dev.featurestore.core.storage.ForwardingFileIO;
 import dev.featurestore.core.storage.ForwardingPositionOutputStream;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -17,17 +18,16 @@ import org.slf4j.LoggerFactory;
  * created (so a failed ingest can delete exactly its own files, finished or not) and counts the
  * files and bytes completed (for progress). Thread-safe.
  */
-final class TrackingFileIO implements FileIO {
+final class TrackingFileIO extends ForwardingFileIO {
   private static final long serialVersionUID = 1L;
   private static final Logger LOG = LoggerFactory.getLogger(TrackingFileIO.class);
 
-  private final transient FileIO delegate;
   private final List<String> created = new ArrayList<>();
   private final AtomicLong filesCompleted = new AtomicLong();
   private final AtomicLong bytesCompleted = new AtomicLong();
 
   TrackingFileIO(FileIO delegate) {
-    this.delegate = delegate;
+    super(delegate);
   }
 
   synchronized List<String> createdLocations() {
@@ -41,7 +41,7 @@ final class TrackingFileIO implements FileIO {
   void deleteCreatedFiles(Object table) {
     for (String location : createdLocations()) {
       try {
-        delegate.deleteFile(location);
+        deleteFile(location);
       } catch (RuntimeException e) {
         LOG.warn("Cannot delete data file of failed ingest into {}: {}", table, location, e);
       }
@@ -62,16 +62,11 @@ final class TrackingFileIO implements FileIO {
   }
 
   @Override
-  public InputFile newInputFile(String path) {
-    return delegate.newInputFile(path);
-  }
-
-  @Override
   public OutputFile newOutputFile(String path) {
     synchronized (this) {
       created.add(path);
     }
-    OutputFile file = delegate.newOutputFile(path);
+    OutputFile file = super.newOutputFile(path);
     return new OutputFile() {
       @Override
       public PositionOutputStream create() {
@@ -107,10 +102,5 @@ final class TrackingFileIO implements FileIO {
         }
       }
     };
-  }
-
-  @Override
-  public void deleteFile(String path) {
-    delegate.deleteFile(path);
   }
 }

@@ -8,8 +8,10 @@ import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.sli
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
+import dev.featurestore.core.storage.ForwardingFileIO;
 import dev.featurestore.core.storage.ForwardingPositionOutputStream;
 import dev.featurestore.core.storage.ForwardingSeekableInputStream;
+import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.io.PositionOutputStream;
 import org.apache.iceberg.io.SeekableInputStream;
 import org.junit.jupiter.api.BeforeAll;
@@ -33,6 +35,8 @@ import org.junit.jupiter.api.Test;
  *   <li>Streams that wrap a FileIO stream extend the one forwarding base in storage
  *       ({@code ForwardingSeekableInputStream}, {@code ForwardingPositionOutputStream}); only
  *       storage implements Iceberg's stream types from scratch.
+ *   <li>Likewise every FileIO outside storage is a wrapper extending {@code ForwardingFileIO}:
+ *       only storage implements Iceberg's FileIO from scratch.
  * </ul>
  */
 class LayeringTest {
@@ -118,6 +122,14 @@ class LayeringTest {
         .and().resideOutsideOfPackage("dev.featurestore.core.storage")
         .should().beAssignableTo(ForwardingSeekableInputStream.class)
         .orShould().beAssignableTo(ForwardingPositionOutputStream.class)
+        .check(classes);
+  }
+
+  @Test
+  void fileIOWrappers_outsideStorage_extendTheForwardingBase() {
+    classes().that().areAssignableTo(FileIO.class)
+        .and().resideOutsideOfPackage("dev.featurestore.core.storage..")
+        .should().beAssignableTo(ForwardingFileIO.class)
         .check(classes);
   }
 }

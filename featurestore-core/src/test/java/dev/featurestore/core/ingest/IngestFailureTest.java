@@ -9,11 +9,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.featurestore.CommitConflictException;
-import dev.featurestore.CommitStateUnknownException;
 import dev.featurestore.FeatureStore;
-import dev.featurestore.FeatureStoreException;
 import dev.featurestore.FeatureTable;
 import dev.featurestore.StorageException;
+import dev.featurestore.core.storage.ForwardingFileIO;
 import dev.featurestore.core.storage.LocalFileIO;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -30,8 +29,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.iceberg.data.Record;
-import org.apache.iceberg.io.FileIO;
-import org.apache.iceberg.io.InputFile;
 import org.apache.iceberg.io.OutputFile;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -41,19 +38,12 @@ class IngestFailureTest {
   @TempDir Path dir;
 
   /** Delegates to LocalFileIO; fails creating the Nth data file from now on, or any metadata.json. */
-  static final class FailingFileIO implements FileIO {
-    private final LocalFileIO delegate = new LocalFileIO();
+  static final class FailingFileIO extends ForwardingFileIO {
     final AtomicInteger dataFilesUntilFailure = new AtomicInteger(Integer.MAX_VALUE);
     volatile boolean failMetadata;
 
-    @Override
-    public InputFile newInputFile(String path) {
-      return delegate.newInputFile(path);
-    }
-
-    @Override
-    public InputFile newInputFile(String path, long length) {
-      return delegate.newInputFile(path, length);
+    FailingFileIO() {
+      super(new LocalFileIO());
     }
 
     @Override
@@ -64,12 +54,7 @@ class IngestFailureTest {
       if (failMetadata && path.endsWith(".metadata.json")) {
         throw new UncheckedIOException(new IOException("injected metadata failure"));
       }
-      return delegate.newOutputFile(path);
-    }
-
-    @Override
-    public void deleteFile(String path) {
-      delegate.deleteFile(path);
+      return super.newOutputFile(path);
     }
   }
 

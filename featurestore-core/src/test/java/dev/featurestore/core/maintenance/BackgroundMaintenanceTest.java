@@ -18,6 +18,7 @@ import dev.featurestore.MetricsListener;
 import dev.featurestore.core.base.CatalogLease;
 import dev.featurestore.core.catalog.VersionHint;
 import dev.featurestore.core.query.TestTables;
+import dev.featurestore.core.storage.ForwardingFileIO;
 import dev.featurestore.core.storage.LocalFileIO;
 import dev.featurestore.core.testing.HandClock;
 import java.io.IOException;
@@ -35,7 +36,6 @@ import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.io.FileIO;
-import org.apache.iceberg.io.InputFile;
 import org.apache.iceberg.io.OutputFile;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -313,18 +313,11 @@ class BackgroundMaintenanceTest {
   }
 
   /** The local FileIO, running a hook once when the first compaction output file is created. */
-  static final class HookedFileIO implements FileIO {
-    private final LocalFileIO delegate = new LocalFileIO();
+  static final class HookedFileIO extends ForwardingFileIO {
     volatile Runnable onCompactionOutput;
 
-    @Override
-    public InputFile newInputFile(String path) {
-      return delegate.newInputFile(path);
-    }
-
-    @Override
-    public InputFile newInputFile(String path, long length) {
-      return delegate.newInputFile(path, length);
+    HookedFileIO() {
+      super(new LocalFileIO());
     }
 
     @Override
@@ -334,12 +327,7 @@ class BackgroundMaintenanceTest {
         onCompactionOutput = null;
         hook.run();
       }
-      return delegate.newOutputFile(path);
-    }
-
-    @Override
-    public void deleteFile(String path) {
-      delegate.deleteFile(path);
+      return super.newOutputFile(path);
     }
   }
 }

@@ -1,14 +1,12 @@
 package dev.featurestore.core.testing;
 
+import dev.featurestore.core.storage.ForwardingFileIO;
 import dev.featurestore.core.storage.ForwardingPositionOutputStream;
 import dev.featurestore.core.storage.LocalFileIO;
 import java.io.IOException;
 import java.util.Map;
-import org.apache.iceberg.io.FileInfo;
-import org.apache.iceberg.io.InputFile;
 import org.apache.iceberg.io.OutputFile;
 import org.apache.iceberg.io.PositionOutputStream;
-import org.apache.iceberg.io.SupportsPrefixOperations;
 
 /**
  * For child JVMs killed at a table's first metadata file: the local FileIO, which, when the first
@@ -16,13 +14,13 @@ import org.apache.iceberg.io.SupportsPrefixOperations;
  * With {@code empty} it pauses with the file just created (0 bytes); otherwise after the file was
  * written and closed, just before the catalog row would be inserted.
  */
-public final class PausingMetadataFileIO implements SupportsPrefixOperations {
-  private final LocalFileIO delegate = new LocalFileIO();
+public final class PausingMetadataFileIO extends ForwardingFileIO {
   private final boolean empty;
 
   public PausingMetadataFileIO(boolean empty) {
+    super(new LocalFileIO());
     this.empty = empty;
-    delegate.initialize(Map.of());
+    initialize(Map.of());
   }
 
   private static void pause(String location) {
@@ -37,28 +35,8 @@ public final class PausingMetadataFileIO implements SupportsPrefixOperations {
 
   @Override
   public OutputFile newOutputFile(String path) {
-    OutputFile file = delegate.newOutputFile(path);
+    OutputFile file = super.newOutputFile(path);
     return path.endsWith(".metadata.json") ? new PausingFile(file, empty) : file;
-  }
-
-  @Override
-  public InputFile newInputFile(String path) {
-    return delegate.newInputFile(path);
-  }
-
-  @Override
-  public void deleteFile(String path) {
-    delegate.deleteFile(path);
-  }
-
-  @Override
-  public Iterable<FileInfo> listPrefix(String prefix) {
-    return delegate.listPrefix(prefix);
-  }
-
-  @Override
-  public void deletePrefix(String prefix) {
-    delegate.deletePrefix(prefix);
   }
 
   private record PausingFile(OutputFile delegate, boolean empty) implements OutputFile {

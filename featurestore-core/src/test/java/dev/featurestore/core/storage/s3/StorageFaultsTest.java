@@ -11,6 +11,7 @@ import dev.featurestore.Row;
 import dev.featurestore.StorageException;
 import dev.featurestore.SyntheticFeatures;
 import dev.featurestore.TableDefinition;
+import dev.featurestore.core.storage.ForwardingFileIO;
 import java.lang.reflect.Field;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -19,7 +20,6 @@ import java.util.Map;
 import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.io.InputFile;
-import org.apache.iceberg.io.OutputFile;
 import org.apache.iceberg.io.SeekableInputStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -88,13 +88,12 @@ class StorageFaultsTest {
    * or by the stream itself). A stream counts as closed when its own {@code closed} flag says so:
    * Iceberg's S3InputStream and the library's stream both keep one.
    */
-  static final class CountingFileIO implements FileIO {
-    final FileIO delegate;
+  static final class CountingFileIO extends ForwardingFileIO {
     final List<Object> streams = new java.util.concurrent.CopyOnWriteArrayList<>();
     final Map<Object, String> openedAt = new java.util.concurrent.ConcurrentHashMap<>();
 
     CountingFileIO(FileIO delegate) {
-      this.delegate = delegate;
+      super(delegate);
     }
 
     List<String> unclosed() {
@@ -124,27 +123,12 @@ class StorageFaultsTest {
 
     @Override
     public InputFile newInputFile(String path) {
-      return recording(delegate.newInputFile(path));
+      return recording(super.newInputFile(path));
     }
 
     @Override
     public InputFile newInputFile(String path, long length) {
-      return recording(delegate.newInputFile(path, length));
-    }
-
-    @Override
-    public OutputFile newOutputFile(String path) {
-      return delegate.newOutputFile(path);
-    }
-
-    @Override
-    public void deleteFile(String path) {
-      delegate.deleteFile(path);
-    }
-
-    @Override
-    public Map<String, String> properties() {
-      return delegate.properties();
+      return recording(super.newInputFile(path, length));
     }
 
     private InputFile recording(InputFile file) {
