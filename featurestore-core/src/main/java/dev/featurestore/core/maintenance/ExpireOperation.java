@@ -31,8 +31,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Expires snapshots: Iceberg's {@code ExpireSnapshots} decides which snapshots go (never what a
- * ref's retention keeps) and commits the metadata; {@link ExpiredFiles} then deletes every file
- * no remaining snapshot can reach, counted by kind and size.
+ * ref's retention keeps) and commits the metadata; {@link ExpiredFiles} finds every file no
+ * remaining snapshot can reach before that commit (so an unreadable manifest of a remaining
+ * snapshot fails the expiry with the table unchanged) and deletes them after it, counted by kind
+ * and size.
  */
 final class ExpireOperation implements SnapshotExpiry {
   private static final Logger LOG = LoggerFactory.getLogger(ExpireOperation.class);
@@ -104,7 +106,7 @@ final class ExpireOperation implements SnapshotExpiry {
             + String.join(", ", holders) + ": remove or move the ref first");
       }
     }
-    CommittedBase ops = new CommittedBase(((HasTableOperations) table).operations());
+    CommittedBase ops = new CommittedBase(((HasTableOperations) table).operations(), deleteFiles);
     ExpireSnapshots expire = new BaseTable(ops, table.name()).expireSnapshots()
         // files are found and deleted below, from the metadata before and after the commit
         .cleanExpiredFiles(false)
@@ -115,10 +117,18 @@ final class ExpireOperation implements SnapshotExpiry {
       expire.retainLast(retainLast);
     }
     snapshotIds.forEach(expire::expireSnapshotId);
-    if (expire.apply().isEmpty()) {
+    List<Snapshot> going = expire.apply();
+    if (going.isEmpty()) {
       return new ExpireResult(List.of(), 0, 0, 0, 0, 0, 0);
     }
-    expire.commit();
+    try {
+      ops.planFor(going); // the metadata apply() refreshed is the base the commit is tried on first
+      expire.commit();
+    } catch (ExpiredFiles.ReachabilityUnknown e) {
+      throw new StorageException("Cannot expire snapshots of table " + handle.id() + ": a metadata file of a "
+          + "remaining snapshot cannot be read, so which files would still be reachable is unknown; nothing was "
+          + "expired or deleted: " + e.location(), e.getCause());
+    }
     table.refresh();
     TableMetadata before = ops.committedBase();
     TableMetadata after = ((HasTableOperations) table).operations().current();
@@ -133,18 +143,8 @@ final class ExpireOperation implements SnapshotExpiry {
         expired.add(snapshot.snapshotId());
       }
     }
-    ExpiredFiles.Deleted deleted;
-    try {
-      deleted = deleteFiles ? ExpiredFiles.clean(before, after, handle.io(), handle.workers()) : ExpiredFiles.Deleted.NONE;
-    } catch (ExpiredFiles.ReachabilityUnknown e) {
-      // the metadata commit is done (the snapshots are gone from the table); no file was deleted
-      handle.record("expire_snapshots", null, Map.of("expired_snapshot_ids", expired, "deleted_files", 0,
-          "bytes_freed", 0, "files_kept_unreadable", e.location()));
-      throw new StorageException("Cannot delete the files of expired snapshots of table " + handle.id()
-          + ": a metadata file of a remaining snapshot cannot be read, so which files are still reachable is unknown;"
-          + " snapshots " + expired + " are expired (committed) and no file was deleted (orphan-file removal deletes"
-          + " them once the file reads): " + e.location(), e.getCause());
-    }
+    ExpiredFiles.Deleted deleted = deleteFiles
+        ? ExpiredFiles.delete(ops.plan(), before, after, handle.io(), handle.workers()) : ExpiredFiles.Deleted.NONE;
     LOG.info("Expired {} snapshot(s) of table {}", expired.size(), handle.id());
     ExpireResult result = new ExpireResult(expired, deleted.dataFiles(), deleted.deleteFiles(), deleted.manifests(),
         deleted.manifestLists(), deleted.otherFiles(), deleted.bytes());
@@ -163,12 +163,35 @@ final class ExpireOperation implements SnapshotExpiry {
   /**
    * The table's operations, remembering the metadata the commit that landed was applied to (Iceberg
    * retries an expiry on a conflict from a fresh base): the "before" the files are compared with.
+   * When files are to be deleted, each attempt commits only with the plan of the files its own
+   * base and new metadata leave unreachable: the plan made before the commit if the snapshots are
+   * the same, else a new one; a plan that cannot be made (a remaining snapshot's manifest list or
+   * manifest does not read) fails the attempt before it commits, and Iceberg does not retry it.
    */
-  private static final class CommittedBase extends ForwardingTableOperations {
+  private final class CommittedBase extends ForwardingTableOperations {
+    private final boolean planning;
+    private volatile ExpiredFiles.Plan plan;
     private volatile TableMetadata committedBase;
 
-    CommittedBase(TableOperations delegate) {
+    CommittedBase(TableOperations delegate, boolean planning) {
       super(delegate);
+      this.planning = planning;
+    }
+
+    /** Plans the files expiring {@code going} from the current metadata leaves unreachable (if planning). */
+    void planFor(List<Snapshot> going) {
+      if (planning) {
+        TableMetadata base = current();
+        Set<Long> goingIds = new HashSet<>();
+        going.forEach(s -> goingIds.add(s.snapshotId()));
+        List<Snapshot> remaining = base.snapshots().stream().filter(s -> !goingIds.contains(s.snapshotId())).toList();
+        plan = ExpiredFiles.plan(base, remaining, handle.io(), handle.workers());
+      }
+    }
+
+    /** The plan of the commit that landed. */
+    ExpiredFiles.Plan plan() {
+      return plan;
     }
 
     TableMetadata committedBase() {
@@ -177,6 +200,9 @@ final class ExpireOperation implements SnapshotExpiry {
 
     @Override
     public void commit(TableMetadata base, TableMetadata metadata) {
+      if (planning && base != metadata && (plan == null || !plan.isFor(base, metadata))) {
+        plan = ExpiredFiles.plan(base, metadata.snapshots(), handle.io(), handle.workers());
+      }
       super.commit(base, metadata);
       if (base != metadata) {
         committedBase = base;

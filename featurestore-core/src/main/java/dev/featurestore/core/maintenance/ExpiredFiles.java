@@ -1,11 +1,11 @@
 package dev.featurestore.core.maintenance;
 
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.atomic.AtomicLong;
@@ -23,10 +23,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The files an expiry left unreachable, and their deletion. Given the table's metadata before the
- * expiry committed and after it: the manifest lists of the expired snapshots; the manifests listed
- * only by expired snapshots; the data and delete files live in those manifests and live in no
- * manifest of a remaining snapshot; the statistics files only the metadata before referenced.
+ * The files an expiry leaves unreachable, and their deletion. Given the table's metadata the
+ * expiry is applied to and the snapshots that remain: the manifest lists of the expired snapshots;
+ * the manifests listed only by expired snapshots; the data and delete files live in those
+ * manifests and live in no manifest of a remaining snapshot ({@link #plan}, before the expiry
+ * commits, so that a reachability check that cannot be completed fails it with the table
+ * unchanged); after the commit, also the statistics files only the metadata before referenced
+ * ({@link #delete}).
  *
  * <p>Why this is every unreachable file and nothing more: a file is live in some manifest of each
  * snapshot that reads it, and manifests never change. A file a remaining snapshot reads is live in
@@ -43,8 +46,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A read that fails is tried three times (as Iceberg's cleanup does); then it depends on whose
  * file it is. A manifest list or manifest of a <em>remaining</em> snapshot that cannot be read
- * leaves the reachable set unknown: nothing is deleted and {@link ReachabilityUnknown} is thrown (a
- * file is never deleted on an incomplete reachability check). A manifest list or manifest only
+ * leaves the reachable set unknown: {@link #plan} throws {@link ReachabilityUnknown}, before
+ * anything is committed or deleted (a file is never deleted on an incomplete reachability check). A manifest list or manifest only
  * <em>expired</em> snapshots list can only hide candidates: the files only it references stay on
  * storage (orphans, for orphan-file removal), the rest is deleted, and its location is reported in
  * {@link Deleted#unread()}. Iceberg's {@code ReachableFileCleanup} differs on a remaining manifest:
@@ -68,8 +71,8 @@ final class ExpiredFiles {
   }
 
   /**
-   * A manifest list or manifest of a remaining snapshot could not be read: which files are still
-   * reachable is unknown, so nothing was deleted.
+   * A manifest list or manifest of a remaining snapshot could not be read: which files would still
+   * be reachable is unknown, so the expiry must not commit.
    */
   static final class ReachabilityUnknown extends RuntimeException {
     private final String location;
@@ -105,27 +108,64 @@ final class ExpiredFiles {
   }
 
   /**
-   * Deletes the files {@code before} references and {@code after} can no longer reach. Call only
-   * once {@code after} is committed; {@code before} is the metadata the expiry was applied to.
+   * The data, delete, manifest and manifest-list files that expiring the snapshots of {@code before}
+   * not in {@code remaining} leaves unreachable, for the given snapshot sets only: the snapshots
+   * and manifests are immutable, so it holds for any metadata with the same two sets of snapshot ids.
+   * {@code unread}: manifest lists and manifests of expired snapshots that could not be read.
    */
-  static Deleted clean(TableMetadata before, TableMetadata after, FileIO io, ExecutorService workers) {
-    Map<Integer, PartitionSpec> specs = new HashMap<>(before.specsById());
-    specs.putAll(after.specsById());
-    ExpiredFiles cleanup = new ExpiredFiles(io, workers, specs);
-    List<Doomed> doomed = cleanup.unreachable(before, after);
-    if (cleanup.manifests.readByIceberg() > 0) {
-      LOG.debug("Read {} manifest lists and manifests with Iceberg's readers", cleanup.manifests.readByIceberg());
+  record Plan(Set<Long> beforeIds, Set<Long> remainingIds, List<Doomed> files, List<String> unread) {
+    Plan {
+      beforeIds = Set.copyOf(beforeIds);
+      remainingIds = Set.copyOf(remainingIds);
+      files = List.copyOf(files);
+      unread = List.copyOf(unread);
     }
-    Deleted deleted = cleanup.delete(doomed);
-    return new Deleted(deleted.dataFiles(), deleted.deleteFiles(), deleted.manifests(), deleted.manifestLists(),
-        deleted.otherFiles(), deleted.bytes(), new java.util.TreeSet<>(cleanup.unread).stream().toList());
+
+    /** Whether this plan is the one for expiring from {@code before} to {@code after}. */
+    boolean isFor(TableMetadata before, TableMetadata after) {
+      return beforeIds.equals(ids(before.snapshots())) && remainingIds.equals(ids(after.snapshots()));
+    }
   }
 
-  private List<Doomed> unreachable(TableMetadata before, TableMetadata after) {
-    Set<Long> remainingIds = new HashSet<>();
-    for (Snapshot snapshot : after.snapshots()) {
-      remainingIds.add(snapshot.snapshotId());
+  /**
+   * Finds the files expiring the snapshots of {@code before} not in {@code remaining} leaves
+   * unreachable, reading the manifest lists and manifests that needs; deletes nothing.
+   *
+   * @throws ReachabilityUnknown if a manifest list or manifest of a remaining snapshot cannot be read
+   */
+  static Plan plan(TableMetadata before, List<Snapshot> remaining, FileIO io, ExecutorService workers) {
+    ExpiredFiles planner = new ExpiredFiles(io, workers, before.specsById());
+    List<Doomed> files = planner.unreachable(before, remaining);
+    if (planner.manifests.readByIceberg() > 0) {
+      LOG.debug("Read {} manifest lists and manifests with Iceberg's readers", planner.manifests.readByIceberg());
     }
+    return new Plan(ids(before.snapshots()), ids(remaining), files, new TreeSet<>(planner.unread).stream().toList());
+  }
+
+  /**
+   * Deletes the files of {@code plan} and the statistics files {@code before} references and
+   * {@code after} no longer does. Call only once {@code after} is committed; {@code before} is the
+   * metadata the expiry was applied to, and {@code plan} the one for them.
+   */
+  static Deleted delete(Plan plan, TableMetadata before, TableMetadata after, FileIO io, ExecutorService workers) {
+    if (!plan.isFor(before, after)) {
+      throw new IllegalStateException("Cannot delete expired files: the plan is for other snapshots than the commit");
+    }
+    List<Doomed> doomed = new ArrayList<>(plan.files());
+    doomed.addAll(unreferencedStatistics(before, after));
+    Deleted deleted = new ExpiredFiles(io, workers, Map.of()).delete(doomed);
+    return new Deleted(deleted.dataFiles(), deleted.deleteFiles(), deleted.manifests(), deleted.manifestLists(),
+        deleted.otherFiles(), deleted.bytes(), plan.unread());
+  }
+
+  private static Set<Long> ids(List<Snapshot> snapshots) {
+    Set<Long> ids = new HashSet<>();
+    snapshots.forEach(s -> ids.add(s.snapshotId()));
+    return ids;
+  }
+
+  private List<Doomed> unreachable(TableMetadata before, List<Snapshot> remaining) {
+    Set<Long> remainingIds = ids(remaining);
     List<Snapshot> expired = new ArrayList<>();
     for (Snapshot snapshot : before.snapshots()) {
       if (!remainingIds.contains(snapshot.snapshotId())) {
@@ -135,7 +175,7 @@ final class ExpiredFiles {
     List<Doomed> doomed = new ArrayList<>();
     if (!expired.isEmpty()) {
       Map<String, ManifestFile> expiredManifests = manifestsOf(expired, false);
-      Map<String, ManifestFile> remainingManifests = manifestsOf(after.snapshots(), true);
+      Map<String, ManifestFile> remainingManifests = manifestsOf(remaining, true);
       List<ManifestFile> onlyExpired = new ArrayList<>();
       for (ManifestFile manifest : expiredManifests.values()) {
         if (!remainingManifests.containsKey(manifest.path())) {
@@ -157,6 +197,12 @@ final class ExpiredFiles {
         }
       }
     }
+    return doomed;
+  }
+
+  /** The statistics files only the metadata before the expiry references. */
+  private static List<Doomed> unreferencedStatistics(TableMetadata before, TableMetadata after) {
+    List<Doomed> doomed = new ArrayList<>();
     Set<String> stillReferenced = new HashSet<>();
     after.statisticsFiles().forEach(f -> stillReferenced.add(f.path()));
     after.partitionStatisticsFiles().forEach(f -> stillReferenced.add(f.path()));

@@ -19,6 +19,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.apache.iceberg.DataFile;
+import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.ManifestFile;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
@@ -27,8 +28,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Expiry when storage cannot read a manifest list or manifest (corrupted or deleted on disk). One of
- * a remaining snapshot leaves the reachable set unknown: no file is deleted and the expiry fails
- * with a {@link StorageException} (the metadata commit is done). One only expired snapshots list
+ * a remaining snapshot leaves the reachable set unknown: the expiry fails with a
+ * {@link StorageException} before it commits, and the table is exactly as it was (every snapshot,
+ * the same metadata file, every file). One only expired snapshots list
  * can only hide candidates: the files only it references stay (orphans), everything else is
  * deleted, and the operations log names it.
  *
@@ -59,19 +61,27 @@ class ExpireUnreadableMetadataTest extends LocalStoreTest {
   }
 
   @Test
-  void aRemainingSnapshotsManifest_corrupted_deletesNothing_andFailsTyped() throws Exception {
+  void aRemainingSnapshotsManifest_corrupted_failsTyped_withTheTableUnchanged_andExpiresOnceItReads()
+      throws Exception {
+    byte[] good = Files.readAllBytes(path(manifests.get(3)));
     corrupt(manifests.get(3));
     assertRemainingUnreadable(manifests.get(3));
+
+    Files.write(path(manifests.get(3)), good);
+    ExpireResult result = events.maintenance().expireSnapshots().retainLast(1).execute();
+    assertThat(result.expiredSnapshotIds()).isEqualTo(appends.stream().map(Snapshot::snapshotId).toList());
+    assertThat(result.deletedDataFiles()).isEqualTo(2);
+    assertThat(events.query().count()).isEqualTo(30);
   }
 
   @Test
-  void aRemainingSnapshotsManifest_missing_deletesNothing_andFailsTyped() throws Exception {
+  void aRemainingSnapshotsManifest_missing_failsTyped_withTheTableUnchanged() throws Exception {
     Files.delete(path(manifests.get(2)));
     assertRemainingUnreadable(manifests.get(2));
   }
 
   @Test
-  void theRemainingSnapshotsManifestList_corrupted_deletesNothing_andFailsTyped() throws Exception {
+  void theRemainingSnapshotsManifestList_corrupted_failsTyped_withTheTableUnchanged() throws Exception {
     String list = iceberg().currentSnapshot().manifestListLocation();
     corrupt(list);
     assertRemainingUnreadable(list);
@@ -108,17 +118,20 @@ class ExpireUnreadableMetadataTest extends LocalStoreTest {
 
   private void assertRemainingUnreadable(String location) {
     List<String> manifestLists = appends.stream().map(Snapshot::manifestListLocation).toList();
-    List<Long> expired = appends.stream().map(Snapshot::snapshotId).toList();
+    List<Long> snapshotIds = snapshotIds();
+    String metadataLocation = metadataLocation();
+    assertThat(snapshotIds).hasSize(6);
 
     assertThatThrownBy(() -> events.maintenance().expireSnapshots().retainLast(1).execute())
         .isExactlyInstanceOf(StorageException.class)
-        .hasMessage("Cannot delete the files of expired snapshots of table " + events.id() + ": a metadata file of a "
-            + "remaining snapshot cannot be read, so which files are still reachable is unknown; snapshots "
-            + expired + " are expired (committed) and no file was deleted (orphan-file removal deletes them once "
-            + "the file reads): " + location);
+        .hasMessage("Cannot expire snapshots of table " + events.id() + ": a metadata file of a remaining snapshot "
+            + "cannot be read, so which files would still be reachable is unknown; nothing was expired or deleted: "
+            + location);
 
-    // the metadata commit is done; every file is still there
-    assertThat(events.snapshots().history()).hasSize(1);
+    // nothing was committed: the same snapshots and metadata file; every file is still there
+    assertThat(snapshotIds()).isEqualTo(snapshotIds);
+    assertThat(metadataLocation()).isEqualTo(metadataLocation);
+    assertThat(events.snapshots().history()).hasSize(6);
     for (DataFile file : files) {
       assertThat(exists(file.location())).as(file.location()).isTrue();
     }
@@ -126,12 +139,25 @@ class ExpireUnreadableMetadataTest extends LocalStoreTest {
       assertThat(manifest.equals(location) || exists(manifest)).as(manifest).isTrue();
     }
     assertThat(manifestLists).allMatch(MaintenanceTestData::exists);
-    assertThat(lastExpiryDetails()).contains("\"deleted_files\":0").contains("\"files_kept_unreadable\":\"" + location);
+    assertThat(expiryLog()).as("no expiry happened").isEmpty();
+  }
+
+  private List<Long> snapshotIds() {
+    return ((HasTableOperations) iceberg()).operations().current().snapshots().stream().map(Snapshot::snapshotId)
+        .toList();
+  }
+
+  private String metadataLocation() {
+    return ((HasTableOperations) iceberg()).operations().current().metadataFileLocation();
+  }
+
+  private List<Map<String, Object>> expiryLog() {
+    return events.metadata(MetadataTable.OPERATIONS).toList().stream()
+        .filter(r -> r.get("operation").equals("expire_snapshots")).toList();
   }
 
   private String lastExpiryDetails() {
-    List<Map<String, Object>> log = events.metadata(MetadataTable.OPERATIONS).toList().stream()
-        .filter(r -> r.get("operation").equals("expire_snapshots")).toList();
+    List<Map<String, Object>> log = expiryLog();
     assertThat(log).hasSize(1);
     return (String) log.get(0).get("details");
   }
