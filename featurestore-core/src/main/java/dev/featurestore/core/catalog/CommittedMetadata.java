@@ -21,8 +21,12 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The metadata is rebuilt with Iceberg's public builder (no pending changes, the new
  * location); the operations' refresh from a known location with a loader is protected, so it is
- * called by reflection. If it is missing (another Iceberg version) or the metadata cannot be
- * built, the operations read the file back as before.
+ * called by reflection. A subclass cannot reach it: Iceberg's {@code JdbcTableOperations} is a
+ * package-private class, so extending it would take a class in Iceberg's own package (a split
+ * package), and operations of our own around it would have to rewrite its SQL and version
+ * counting. If the method is missing (another Iceberg version) or the metadata cannot be built,
+ * the operations read the file back as before ({@code CommittedMetadataTest} then fails, so an
+ * upgrade does not lose the install silently).
  */
 final class CommittedMetadata {
   private static final Logger LOG = LoggerFactory.getLogger(CommittedMetadata.class);
