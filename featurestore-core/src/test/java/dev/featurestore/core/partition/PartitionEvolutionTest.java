@@ -125,4 +125,39 @@ class PartitionEvolutionTest extends LocalStoreTest {
     assertThatThrownBy(() -> table.append(List.of(Map.of("flag", "yes"))))
         .isInstanceOf(dev.featurestore.InvalidDataException.class);
   }
+
+  /**
+   * Partition values convert as keys and ingest do (one conversion to Iceberg's internal values):
+   * a time becomes micros, a nanosecond timestamp keeps its nanoseconds; a number for a date or
+   * timestamp field is taken as already stored so.
+   */
+  @Test
+  void partitionPathOf_convertsValuesAsKeysAndIngestDo() {
+    org.apache.iceberg.Schema schema = new org.apache.iceberg.Schema(
+        org.apache.iceberg.types.Types.NestedField.optional(1, "t", org.apache.iceberg.types.Types.TimeType.get()),
+        org.apache.iceberg.types.Types.NestedField.optional(2, "ns",
+            org.apache.iceberg.types.Types.TimestampNanoType.withZone()),
+        org.apache.iceberg.types.Types.NestedField.optional(3, "ts", org.apache.iceberg.types.Types.TimestampType.withoutZone()));
+    FeatureTable table = store.createTable(dev.featurestore.TableDefinition.builder(dev.featurestore.TableId.of("p", "times"), schema)
+        .formatVersion(3)
+        .partitionBy(s -> PartitionSpec.builderFor(s).identity("t").identity("ns").identity("ts").build()).build());
+    Map<String, Object> row = Map.of("t", "10:15:30.5", "ns", "2026-01-02T03:04:05.123456789Z",
+        "ts", "2026-01-02T03:04:05.25");
+    String path = table.partitionPath(row);
+    assertThat(path).isEqualTo("t=10%3A15%3A30.500/ns=2026-01-02T03%3A04%3A05.123456789%2B00%3A00/ts=2026-01-02T03%3A04%3A05.25");
+
+    assertThat(table.partitionPathOf(List.of("10:15:30.5", "2026-01-02T03:04:05.123456789Z", "2026-01-02T03:04:05.25")))
+        .isEqualTo(path);
+    assertThat(table.partitionPathOf(List.of(java.time.LocalTime.of(10, 15, 30, 500_000_000),
+        java.time.Instant.parse("2026-01-02T03:04:05.123456789Z"), LocalDateTime.of(2026, 1, 2, 3, 4, 5, 250_000_000))))
+        .isEqualTo(path);
+    long micros = java.time.temporal.ChronoUnit.MICROS.between(java.time.Instant.EPOCH,
+        java.time.Instant.parse("2026-01-02T03:04:05.25Z"));
+    long nanos = java.time.temporal.ChronoUnit.NANOS.between(java.time.Instant.EPOCH,
+        java.time.Instant.parse("2026-01-02T03:04:05.123456789Z"));
+    assertThat(table.partitionPathOf(List.of("10:15:30.5", nanos, micros))).as("numbers as stored").isEqualTo(path);
+    assertThatThrownBy(() -> table.partitionPathOf(List.of("25:00", nanos, micros)))
+        .isInstanceOf(InvalidArgumentException.class)
+        .hasMessage("Cannot compute partition path: value of partition field t does not convert to time: 25:00");
+  }
 }
