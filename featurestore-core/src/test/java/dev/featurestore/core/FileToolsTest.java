@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.featurestore.DataFileBloomFilters;
-import dev.featurestore.FeatureStore;
 import dev.featurestore.FeatureTable;
 import dev.featurestore.FileDecision;
 import dev.featurestore.InvalidArgumentException;
@@ -12,7 +11,7 @@ import dev.featurestore.NotFoundException;
 import dev.featurestore.PruningReport;
 import dev.featurestore.TableDefinition;
 import dev.featurestore.core.storage.ParquetInput;
-import java.nio.file.Path;
+import dev.featurestore.core.testing.LocalStoreTest;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -25,25 +24,20 @@ import org.apache.iceberg.types.Types;
 import org.apache.parquet.column.statistics.Statistics;
 import org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.parquet.hadoop.metadata.BlockMetaData;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** The file-level tools: pruning a list of data files, and a data file's bloom filters. */
-class FileToolsTest {
+class FileToolsTest extends LocalStoreTest {
   static final Schema SCHEMA = new Schema(
       Types.NestedField.required(1, "entity_id", Types.LongType.get()),
       Types.NestedField.optional(2, "region", Types.StringType.get()),
       Types.NestedField.optional(3, "score", Types.DoubleType.get()));
 
-  @TempDir Path dir;
-  FeatureStore store;
   FeatureTable table;
 
   @BeforeEach
   void open() {
-    store = FeatureStore.openLocal(dir);
     table = store.createTable(TableDefinition.builder("tools.t", SCHEMA)
         .partitionBy(s -> org.apache.iceberg.PartitionSpec.builderFor(s).identity("region").build())
         .bloomFilter("entity_id", 2_000)
@@ -59,11 +53,6 @@ class FileToolsTest {
       }
       table.append(rows);
     }
-  }
-
-  @AfterEach
-  void close() {
-    store.close();
   }
 
   @Test

@@ -2,16 +2,15 @@ package dev.featurestore.core.inspect;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.featurestore.FeatureStore;
 import dev.featurestore.FeatureTable;
 import dev.featurestore.MetadataTable;
 import dev.featurestore.QueryResult;
 import dev.featurestore.SyntheticFeatures;
 import dev.featurestore.TableDefinition;
 import dev.featurestore.core.query.TestTables;
+import dev.featurestore.core.testing.LocalStoreTest;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.file.Path;
 import java.time.LocalDate;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
@@ -29,25 +28,20 @@ import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.types.Types;
 import org.apache.iceberg.util.DateTimeUtil;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The metadata tables against Iceberg's own ({@link MetadataTableUtils#createMetadataTableInstance},
  * scanned here): same schema, same rows, same values, column by column.
  */
-class MetadataTablesTest {
-  @TempDir Path dir;
-  FeatureStore store;
+class MetadataTablesTest extends LocalStoreTest {
   FeatureTable table;
   DataFile first;
 
   @BeforeEach
   void setUp() {
-    store = FeatureStore.openLocal(dir);
     table = store.createTable(TableDefinition.builder(SyntheticFeatures.TABLE_ID, SyntheticFeatures.schema())
         .bloomFilter("entity_id", 1000)
         .build());
@@ -63,11 +57,6 @@ class MetadataTablesTest {
     table.evolveSchema().renameColumn("feature_a", "feature_a2").commit();
     table.evolvePartitionSpec().day("event_time").commit();
     table.ingest().synthetic(200, 8).commit();
-  }
-
-  @AfterEach
-  void tearDown() {
-    store.close();
   }
 
   @ParameterizedTest

@@ -17,6 +17,7 @@ import dev.featurestore.InvalidStateException;
 import dev.featurestore.QueryResult;
 import dev.featurestore.Row;
 import dev.featurestore.core.query.TestTables;
+import dev.featurestore.core.testing.LocalStoreTest;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -27,27 +28,12 @@ import org.apache.iceberg.DataFile;
 import org.apache.iceberg.SortOrder;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-class CompactionTest {
-  @TempDir Path dir;
-  private FeatureStore store;
+class CompactionTest extends LocalStoreTest {
   private FeatureTable events;
-
-  @BeforeEach
-  void setUp() {
-    store = FeatureStore.openLocal(dir);
-  }
-
-  @AfterEach
-  void tearDown() {
-    store.close();
-  }
 
   private List<Long> ids(FeatureTable table) {
     List<Long> ids = new ArrayList<>();

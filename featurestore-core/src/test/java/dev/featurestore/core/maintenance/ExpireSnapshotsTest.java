@@ -14,6 +14,7 @@ import dev.featurestore.InvalidStateException;
 import dev.featurestore.SnapshotNotFoundException;
 import dev.featurestore.ValidationException;
 import dev.featurestore.core.query.TestTables;
+import dev.featurestore.core.testing.LocalStoreTest;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -24,27 +25,17 @@ import org.apache.iceberg.DataFile;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.expressions.Expressions;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
-class ExpireSnapshotsTest {
-  @TempDir Path dir;
-  private FeatureStore store;
+class ExpireSnapshotsTest extends LocalStoreTest {
   private FeatureTable events;
   private final List<Long> snapshots = new ArrayList<>();
   private final List<DataFile> files = new ArrayList<>();
 
   @BeforeEach
   void setUp() {
-    store = FeatureStore.openLocal(dir);
     events = TestTables.createEvents(store, false);
-  }
-
-  @AfterEach
-  void tearDown() {
-    store.close();
   }
 
   /** Five appends of 10 rows (ids 0-49), one file each. */

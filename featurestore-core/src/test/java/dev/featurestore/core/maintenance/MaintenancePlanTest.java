@@ -17,29 +17,19 @@ import dev.featurestore.MaintenanceStep;
 import dev.featurestore.MaintenanceTask;
 import dev.featurestore.RewriteManifestsResult;
 import dev.featurestore.core.query.TestTables;
-import java.nio.file.Path;
+import dev.featurestore.core.testing.LocalStoreTest;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
-class MaintenancePlanTest {
-  @TempDir Path dir;
-  private FeatureStore store;
+class MaintenancePlanTest extends LocalStoreTest {
   private FeatureTable events;
 
   @BeforeEach
   void setUp() {
-    store = FeatureStore.openLocal(dir);
     events = TestTables.createEvents(store, false);
-  }
-
-  @AfterEach
-  void tearDown() {
-    store.close();
   }
 
   @Test

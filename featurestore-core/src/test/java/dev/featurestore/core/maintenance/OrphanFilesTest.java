@@ -14,6 +14,7 @@ import dev.featurestore.OrphanFileRemoval;
 import dev.featurestore.OrphanFilesResult;
 import dev.featurestore.OrphanFilesResult.OrphanFile;
 import dev.featurestore.core.query.TestTables;
+import dev.featurestore.core.testing.LocalStoreTest;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -30,25 +31,15 @@ import org.apache.iceberg.data.GenericFileWriterFactory;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.io.DataWriter;
 import org.apache.iceberg.io.OutputFileFactory;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
-class OrphanFilesTest {
-  @TempDir Path dir;
-  private FeatureStore store;
+class OrphanFilesTest extends LocalStoreTest {
   private FeatureTable events;
 
   @BeforeEach
   void setUp() {
-    store = FeatureStore.openLocal(dir);
     events = TestTables.createEvents(store, false);
-  }
-
-  @AfterEach
-  void tearDown() {
-    store.close();
   }
 
   private Path tableDir() {

@@ -10,11 +10,11 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.featurestore.AlreadyExistsException;
 import dev.featurestore.ExportResult;
-import dev.featurestore.FeatureStore;
 import dev.featurestore.FeatureStoreException;
 import dev.featurestore.FeatureTable;
 import dev.featurestore.QueryResult;
 import dev.featurestore.TimeTravelQuery;
+import dev.featurestore.core.testing.LocalStoreTest;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -36,21 +36,17 @@ import org.apache.iceberg.types.Types;
 import org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.parquet.hadoop.metadata.FileMetaData;
 import org.apache.parquet.io.LocalInputFile;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-class ExportTest {
-  @TempDir Path dir;
+class ExportTest extends LocalStoreTest {
   @TempDir Path out;
-  private FeatureStore store;
   private FeatureTable table;
   private List<DataFile> files;
 
   @BeforeEach
   void setUp() {
-    store = FeatureStore.openLocal(dir);
     table = TestTables.createEvents(store, true);
     List<Record> rows = new ArrayList<>();
     for (long id = 0; id < 48; id++) {
@@ -58,11 +54,6 @@ class ExportTest {
       rows.add(event(table, id, time, id / 10.0, null));
     }
     files = append(table, rows);
-  }
-
-  @AfterEach
-  void tearDown() {
-    store.close();
   }
 
   private static FileMetaData footer(Path file) throws IOException {

@@ -7,7 +7,6 @@ import static dev.featurestore.core.query.TestTables.currentSnapshotId;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.featurestore.FeatureStore;
 import dev.featurestore.FeatureTable;
 import dev.featurestore.InvalidArgumentException;
 import dev.featurestore.NotFoundException;
@@ -16,7 +15,7 @@ import dev.featurestore.ReadVersion;
 import dev.featurestore.RowDiff;
 import dev.featurestore.SnapshotNotFoundException;
 import dev.featurestore.TableDefinition;
-import java.nio.file.Path;
+import dev.featurestore.core.testing.LocalStoreTest;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -26,29 +25,13 @@ import org.apache.iceberg.Schema;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.types.Types;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
-class RowDiffTest {
+class RowDiffTest extends LocalStoreTest {
   static final Schema SCHEMA = new Schema(
       Types.NestedField.required(1, "id", Types.LongType.get()),
       Types.NestedField.optional(2, "name", Types.StringType.get()),
       Types.NestedField.optional(3, "n", Types.IntegerType.get()));
-
-  @TempDir Path dir;
-  FeatureStore store;
-
-  @BeforeEach
-  void open() {
-    store = FeatureStore.openLocal(dir);
-  }
-
-  @AfterEach
-  void close() {
-    store.close();
-  }
 
   FeatureTable table(int formatVersion) {
     return store.createTable(TableDefinition.builder("diff.t" + formatVersion, SCHEMA).formatVersion(formatVersion).build());

@@ -3,13 +3,12 @@ package dev.featurestore.core.schema;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.featurestore.FeatureStore;
 import dev.featurestore.FeatureTable;
 import dev.featurestore.InvalidArgumentException;
 import dev.featurestore.InvalidDataException;
 import dev.featurestore.TableDefinition;
 import dev.featurestore.ValidationException;
-import java.nio.file.Path;
+import dev.featurestore.core.testing.LocalStoreTest;
 import java.time.LocalDate;
 import java.time.OffsetDateTime;
 import java.util.Comparator;
@@ -18,26 +17,10 @@ import java.util.Map;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.types.Types;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
-class RequiredColumnDefaultTest {
+class RequiredColumnDefaultTest extends LocalStoreTest {
   static final Schema SCHEMA = new Schema(Types.NestedField.required(1, "id", Types.LongType.get()));
-
-  @TempDir Path dir;
-  FeatureStore store;
-
-  @BeforeEach
-  void open() {
-    store = FeatureStore.openLocal(dir);
-  }
-
-  @AfterEach
-  void close() {
-    store.close();
-  }
 
   FeatureTable table(int formatVersion) {
     FeatureTable table = store.createTable(TableDefinition.builder("s.v" + formatVersion, SCHEMA)

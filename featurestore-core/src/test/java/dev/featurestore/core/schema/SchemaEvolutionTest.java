@@ -7,7 +7,6 @@ import static dev.featurestore.core.query.TestTables.record;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.featurestore.FeatureStore;
 import dev.featurestore.FeatureTable;
 import dev.featurestore.InvalidStateException;
 import dev.featurestore.QueryResult;
@@ -15,31 +14,21 @@ import dev.featurestore.SchemaEvolution;
 import dev.featurestore.TableDefinition;
 import dev.featurestore.ValidationException;
 import dev.featurestore.core.query.TestTables;
+import dev.featurestore.core.testing.LocalStoreTest;
 import java.math.BigDecimal;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.types.Types;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
-class SchemaEvolutionTest {
-  @TempDir Path dir;
-  private FeatureStore store;
+class SchemaEvolutionTest extends LocalStoreTest {
   private FeatureTable events;
 
   @BeforeEach
   void setUp() {
-    store = FeatureStore.openLocal(dir);
     events = TestTables.createEvents(store, true);
-  }
-
-  @AfterEach
-  void tearDown() {
-    store.close();
   }
 
   private FeatureTable numbersTable() {

@@ -8,7 +8,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.featurestore.AlreadyExistsException;
-import dev.featurestore.FeatureStore;
 import dev.featurestore.FeatureTable;
 import dev.featurestore.QueryResult;
 import dev.featurestore.SnapshotInfo;
@@ -16,7 +15,7 @@ import dev.featurestore.SnapshotManager;
 import dev.featurestore.SnapshotNotFoundException;
 import dev.featurestore.ValidationException;
 import dev.featurestore.core.query.TestTables;
-import java.nio.file.Path;
+import dev.featurestore.core.testing.LocalStoreTest;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -24,14 +23,10 @@ import org.apache.iceberg.DataFile;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.expressions.Expressions;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
-class SnapshotManagerTest {
-  @TempDir Path dir;
-  private FeatureStore store;
+class SnapshotManagerTest extends LocalStoreTest {
   private FeatureTable events;
   private SnapshotManager snapshots;
   private final List<Long> ids = new ArrayList<>();
@@ -39,14 +34,8 @@ class SnapshotManagerTest {
 
   @BeforeEach
   void setUp() {
-    store = FeatureStore.openLocal(dir);
     events = TestTables.createEvents(store, false);
     snapshots = events.snapshots();
-  }
-
-  @AfterEach
-  void tearDown() {
-    store.close();
   }
 
   /** Three appends of 10, 20 and 30 rows, with disjoint entity id ranges (one file each). */

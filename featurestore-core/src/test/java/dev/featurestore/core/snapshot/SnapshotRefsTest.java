@@ -7,7 +7,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.featurestore.AlreadyExistsException;
-import dev.featurestore.FeatureStore;
 import dev.featurestore.FeatureTable;
 import dev.featurestore.InvalidArgumentException;
 import dev.featurestore.NotFoundException;
@@ -19,7 +18,7 @@ import dev.featurestore.SnapshotManager;
 import dev.featurestore.SnapshotNotFoundException;
 import dev.featurestore.ValidationException;
 import dev.featurestore.core.query.TestTables;
-import java.nio.file.Path;
+import dev.featurestore.core.testing.LocalStoreTest;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -30,14 +29,10 @@ import org.apache.iceberg.Table;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.types.Types;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
-class SnapshotRefsTest {
-  @TempDir Path dir;
-  private FeatureStore store;
+class SnapshotRefsTest extends LocalStoreTest {
   private FeatureTable events;
   private SnapshotManager snapshots;
   private final List<Long> ids = new ArrayList<>();
@@ -45,14 +40,8 @@ class SnapshotRefsTest {
 
   @BeforeEach
   void setUp() {
-    store = FeatureStore.openLocal(dir);
     events = TestTables.createEvents(store, false);
     snapshots = events.snapshots();
-  }
-
-  @AfterEach
-  void tearDown() {
-    store.close();
   }
 
   private void appendRows(long first, int count) {

@@ -2,13 +2,13 @@ package dev.featurestore.core.stats;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.featurestore.FeatureStore;
 import dev.featurestore.FeatureTable;
 import dev.featurestore.SyntheticFeatures;
 import dev.featurestore.TableDefinition;
 import dev.featurestore.TableStats;
 import dev.featurestore.TableStats.CommitStats;
 import dev.featurestore.core.storage.LocalFileIO;
+import dev.featurestore.core.testing.LocalStoreTest;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -24,25 +24,9 @@ import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.expressions.Expressions;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
-class TableStatisticsTest {
-  @TempDir Path dir;
-  private FeatureStore store;
-
-  @BeforeEach
-  void open() {
-    store = FeatureStore.openLocal(dir);
-  }
-
-  @AfterEach
-  void close() {
-    store.close();
-  }
-
+class TableStatisticsTest extends LocalStoreTest {
   private FeatureTable create(boolean partitioned, String... properties) {
     TableDefinition.Builder def = TableDefinition.builder(SyntheticFeatures.TABLE_ID, SyntheticFeatures.schema());
     if (partitioned) {
