@@ -28,12 +28,25 @@ public interface Compaction {
   Compaction targetFileSizeBytes(long bytes);
 
   /**
-   * Files smaller than this are rewritten (default 75% of the target); files with delete files
-   * are rewritten whatever their size.
+   * Files smaller than this are rewritten (default 75% of the target); a larger file only when
+   * its deletes cross {@link #deletedRowsThreshold}.
    *
    * @throws IllegalArgumentException if not positive
    */
   Compaction smallFileThresholdBytes(long bytes);
+
+  /**
+   * A file at or above the small-file threshold that has deletes is rewritten only once its deleted
+   * rows reach this fraction of its rows (default {@value MaintenancePolicy#DEFAULT_DELETED_ROWS_THRESHOLD}):
+   * a large file with a few deleted rows keeps its deletion vector (or position-delete file)
+   * instead of being rewritten whole, so the work of a compaction follows what changed, not the
+   * size of the table. {@code 0} rewrites every file with deletes. A file whose deletes cannot be
+   * counted per file (equality deletes, position-delete files covering several data files) counts
+   * as past the threshold.
+   *
+   * @throws IllegalArgumentException ({@link InvalidArgumentException}) if not between 0 and 1
+   */
+  Compaction deletedRowsThreshold(double fraction);
 
   /**
    * A partition is rewritten only if it has at least this many candidate files (default 2), or a

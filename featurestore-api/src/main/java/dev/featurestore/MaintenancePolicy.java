@@ -15,8 +15,12 @@ import java.time.Duration;
  * }</pre>
  */
 public final class MaintenancePolicy {
+  /** The default of {@link #deletedRowsThreshold()}. */
+  public static final double DEFAULT_DELETED_ROWS_THRESHOLD = 0.1;
+
   private final int smallFileThreshold;
   private final int deleteFileThreshold;
+  private final double deletedRowsThreshold;
   private final int snapshotThreshold;
   private final int manifestThreshold;
   private final int retainLastSnapshots;
@@ -32,6 +36,7 @@ public final class MaintenancePolicy {
   private MaintenancePolicy(Builder b) {
     this.smallFileThreshold = b.smallFileThreshold;
     this.deleteFileThreshold = b.deleteFileThreshold;
+    this.deletedRowsThreshold = b.deletedRowsThreshold;
     this.snapshotThreshold = b.snapshotThreshold;
     this.manifestThreshold = b.manifestThreshold;
     this.retainLastSnapshots = b.retainLastSnapshots;
@@ -45,7 +50,7 @@ public final class MaintenancePolicy {
     this.leaseDuration = b.leaseDuration;
   }
 
-  /** The defaults: compact at 10 small files or 10 delete files, expire at 50 snapshots keeping 10 and 5 days, rewrite manifests at 50, remove orphans older than 3 hours. */
+  /** The defaults: compact at 10 small files or 10 delete files (a large file rewritten once 10% of its rows are deleted), expire at 50 snapshots keeping 10 and 5 days, rewrite manifests at 50, remove orphans older than 3 hours. */
   public static MaintenancePolicy defaults() {
     return builder().build();
   }
@@ -72,6 +77,7 @@ public final class MaintenancePolicy {
     Builder b = new Builder();
     b.smallFileThreshold = smallFileThreshold;
     b.deleteFileThreshold = deleteFileThreshold;
+    b.deletedRowsThreshold = deletedRowsThreshold;
     b.snapshotThreshold = snapshotThreshold;
     b.manifestThreshold = manifestThreshold;
     b.retainLastSnapshots = retainLastSnapshots;
@@ -94,6 +100,15 @@ public final class MaintenancePolicy {
   /** Compaction runs when the current snapshot has at least this many delete files. */
   public int deleteFileThreshold() {
     return deleteFileThreshold;
+  }
+
+  /**
+   * A compaction rewrites a file at or above the small-file size only once this fraction of its
+   * rows is deleted (default {@value #DEFAULT_DELETED_ROWS_THRESHOLD}); smaller files are rewritten
+   * whatever their deletes. See {@link Compaction#deletedRowsThreshold}.
+   */
+  public double deletedRowsThreshold() {
+    return deletedRowsThreshold;
   }
 
   /** Expiry runs when the table has at least this many snapshots. */
@@ -171,6 +186,7 @@ public final class MaintenancePolicy {
   @Override
   public String toString() {
     return "MaintenancePolicy{smallFiles>=" + smallFileThreshold + ", deleteFiles>=" + deleteFileThreshold
+        + ", deletedRows>=" + deletedRowsThreshold
         + ", snapshots>=" + snapshotThreshold + ", manifests>=" + manifestThreshold
         + ", retainLast=" + retainLastSnapshots + ", maxSnapshotAge=" + maxSnapshotAge
         + (maxSnapshots == Integer.MAX_VALUE ? "" : ", maxSnapshots=" + maxSnapshots)
@@ -183,6 +199,7 @@ public final class MaintenancePolicy {
   public static final class Builder {
     private int smallFileThreshold = 10;
     private int deleteFileThreshold = 10;
+    private double deletedRowsThreshold = DEFAULT_DELETED_ROWS_THRESHOLD;
     private int snapshotThreshold = 50;
     private int manifestThreshold = 50;
     private int retainLastSnapshots = 10;
@@ -237,6 +254,12 @@ public final class MaintenancePolicy {
 
     public Builder compactWhenDeleteFilesAtLeast(int count) {
       this.deleteFileThreshold = atLeastOne("delete-file threshold", count);
+      return this;
+    }
+
+    /** See {@link MaintenancePolicy#deletedRowsThreshold()}; between 0 and 1. */
+    public Builder rewriteFilesWhenDeletedRowsAtLeast(double fraction) {
+      this.deletedRowsThreshold = fraction(fraction);
       return this;
     }
 
@@ -298,6 +321,14 @@ public final class MaintenancePolicy {
           "Cannot build maintenance policy: maximum snapshots below the snapshots to retain: %s < %s",
           maxSnapshots, retainLastSnapshots);
       return new MaintenancePolicy(this);
+    }
+
+    /** A deleted-rows fraction, checked as {@link Compaction#deletedRowsThreshold} checks it. */
+    static double fraction(double fraction) {
+      if (!(fraction >= 0 && fraction <= 1)) {
+        throw new InvalidArgumentException("Cannot set deleted-rows threshold: must be between 0 and 1: " + fraction);
+      }
+      return fraction;
     }
 
     private static int atLeastOne(String what, int count) {

@@ -21,7 +21,9 @@ import org.apache.iceberg.util.PropertyUtil;
 /**
  * {@link Compaction} as Iceberg's Spark {@code rewriteDataFiles}, with the library's selection:
  * per partition, the files smaller than the small-file threshold (default three quarters of the
- * target size) and every file with deletes, rewritten when there are at least
+ * target size) and the larger files whose deleted rows reach the deleted-rows threshold (Iceberg's
+ * {@code delete-ratio-threshold}, which counts file-scoped position deletes and deletion vectors
+ * only; at 0, every file with deletes), rewritten when there are at least
  * {@code minInputFiles} of them or any has deletes; large files are not split. The deletes are
  * applied (deleted rows are gone from the new files) and delete files nothing needs any more are
  * removed. One commit (no partial progress).
@@ -30,6 +32,7 @@ final class SparkCompaction implements Compaction {
   private final SparkTableMaintenance maintenance;
   private Long targetFileSize;
   private Long smallFileThreshold;
+  private double deletedRowsThreshold = dev.featurestore.MaintenancePolicy.DEFAULT_DELETED_ROWS_THRESHOLD;
   private int minInputFiles = 2;
   private SortOrder sortOrder;
   private Expression filter;
@@ -50,6 +53,14 @@ final class SparkCompaction implements Compaction {
   public Compaction smallFileThresholdBytes(long bytes) {
     InvalidArgumentException.check(bytes > 0, "Cannot compact: small-file threshold must be positive: %s", bytes);
     this.smallFileThreshold = bytes;
+    return this;
+  }
+
+  @Override
+  public Compaction deletedRowsThreshold(double fraction) {
+    InvalidArgumentException.check(fraction >= 0 && fraction <= 1,
+        "Cannot compact: deleted-rows threshold must be between 0 and 1: %s", fraction);
+    this.deletedRowsThreshold = fraction;
     return this;
   }
 
@@ -93,7 +104,8 @@ final class SparkCompaction implements Compaction {
           .option("min-file-size-bytes", Long.toString(Math.min(small, target)))
           .option("max-file-size-bytes", Long.toString(Long.MAX_VALUE / 4)) // never split a large file
           .option("min-input-files", Integer.toString(minInputFiles))
-          .option("delete-file-threshold", "1")
+          .option("delete-file-threshold", deletedRowsThreshold == 0 ? "1" : Integer.toString(Integer.MAX_VALUE))
+          .option("delete-ratio-threshold", Double.toString(deletedRowsThreshold == 0 ? 1 : deletedRowsThreshold))
           .option(RewriteDataFiles.PARTIAL_PROGRESS_ENABLED, "false")
           .option(RewriteDataFiles.REMOVE_DANGLING_DELETES, "true");
       rewrite = sortOrder != null ? rewrite.sort(sortOrder) : rewrite.binPack();

@@ -44,12 +44,17 @@ public final class DeletedPositions {
 
   /** @param tasks every task this read may open (their vectors are grouped into ranges up front; nothing is read yet) */
   public DeletedPositions(FileIO io, Collection<FileScanTask> tasks) {
+    this(io, tasks, MAX_RANGE, MAX_GAP);
+  }
+
+  /** With other range limits (tests: small vectors grouped as large ones would be). */
+  DeletedPositions(FileIO io, Collection<FileScanTask> tasks, int maxRange, int maxGap) {
     this.io = requireNonNull(io, "io is null");
     Map<String, List<DeleteFile>> byPuffin = new HashMap<>();
     for (FileScanTask task : tasks) {
       if (task.deletes().size() == 1 && ContentFileUtil.isDV(task.deletes().get(0))) {
         DeleteFile dv = task.deletes().get(0);
-        if (dv.contentOffset() != null && dv.contentSizeInBytes() != null && dv.contentSizeInBytes() <= MAX_RANGE) {
+        if (dv.contentOffset() != null && dv.contentSizeInBytes() != null && dv.contentSizeInBytes() <= maxRange) {
           byPuffin.computeIfAbsent(dv.location(), k -> new ArrayList<>()).add(dv);
         }
       }
@@ -63,7 +68,7 @@ public final class DeletedPositions {
         if (vectors.containsKey(key(dv))) {
           continue; // two tasks of one data file (a split file): one vector
         }
-        if (range == null || start - range.end > MAX_GAP || end - range.start > MAX_RANGE) {
+        if (range == null || start - range.end > maxGap || end - range.start > maxRange) {
           range = new Range(dv.location(), start);
         }
         range.end = Math.max(range.end, end);

@@ -5,6 +5,7 @@ import dev.featurestore.CommitConflictException;
 import dev.featurestore.Compaction;
 import dev.featurestore.CompactionResult;
 import dev.featurestore.InvalidArgumentException;
+import dev.featurestore.MaintenancePolicy;
 import dev.featurestore.InvalidStateException;
 import dev.featurestore.core.base.CommitMarks;
 import dev.featurestore.core.base.CommitPhases;
@@ -73,6 +74,7 @@ final class CompactionOperation implements Compaction {
   private final TableHandle handle;
   private Long targetFileSize;
   private Long smallFileThreshold;
+  private double deletedRowsThreshold = MaintenancePolicy.DEFAULT_DELETED_ROWS_THRESHOLD;
   private int minInputFiles = 2;
   private SortOrder sortOrder;
   private Expression filter = Expressions.alwaysTrue();
@@ -100,6 +102,15 @@ final class CompactionOperation implements Compaction {
       throw new InvalidArgumentException("Cannot compact: small-file threshold must be positive: " + bytes);
     }
     this.smallFileThreshold = bytes;
+    return this;
+  }
+
+  @Override
+  public Compaction deletedRowsThreshold(double fraction) {
+    if (!(fraction >= 0 && fraction <= 1)) {
+      throw new InvalidArgumentException("Cannot compact: deleted-rows threshold must be between 0 and 1: " + fraction);
+    }
+    this.deletedRowsThreshold = fraction;
     return this;
   }
 
@@ -586,8 +597,8 @@ final class CompactionOperation implements Compaction {
     Map<String, List<FileScanTask>> byPartition = new LinkedHashMap<>();
     for (FileScanTask task : tasks) {
       DataFile file = task.file();
-      if (file.fileSizeInBytes() >= small && task.deletes().isEmpty()) {
-        continue;
+      if (file.fileSizeInBytes() >= small && !deletedEnough(task, deletedRowsThreshold)) {
+        continue; // a large file without deletes, or with fewer deleted rows than the threshold: kept as it is
       }
       PartitionSpec spec = table.specs().get(file.specId());
       String key = file.specId() + "/" + spec.partitionToPath(file.partition());
@@ -622,6 +633,26 @@ final class CompactionOperation implements Compaction {
       }
     }
     return groups;
+  }
+
+  /**
+   * Whether the task's file has deletes, and they reach {@code threshold} of its rows. Deletes that
+   * cannot be counted for this file alone (equality deletes, position-delete files covering several
+   * data files) count as reaching it, as every file with deletes was rewritten before the threshold.
+   */
+  static boolean deletedEnough(FileScanTask task, double threshold) {
+    if (task.deletes().isEmpty()) {
+      return false;
+    }
+    long deleted = 0;
+    for (DeleteFile delete : task.deletes()) {
+      if (delete.content() != FileContent.POSITION_DELETES || !ContentFileUtil.isFileScoped(delete)) {
+        return true;
+      }
+      deleted += delete.recordCount();
+    }
+    long rows = task.file().recordCount();
+    return rows <= 0 || deleted >= threshold * rows;
   }
 
   /** Delete files that apply only to files being rewritten; after the rewrite they apply to nothing. */

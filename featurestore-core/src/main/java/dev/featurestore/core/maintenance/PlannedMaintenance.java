@@ -170,7 +170,7 @@ final class PlannedMaintenance implements MaintenancePlan {
       try {
         switch (step.task()) {
           case COMPACT -> {
-            CompactionResult r = maintenance.compact().execute();
+            CompactionResult r = maintenance.compact().deletedRowsThreshold(policy.deletedRowsThreshold()).execute();
             compaction = Optional.of(r);
             message = "rewrote " + r.rewrittenDataFiles() + " data files into " + r.addedDataFiles();
           }

@@ -5,6 +5,7 @@ import dev.featurestore.QueryResult;
 import dev.featurestore.Row;
 import dev.featurestore.ScanStats;
 import dev.featurestore.core.base.NanComparisons;
+import dev.featurestore.core.base.ScanPlanning;
 import dev.featurestore.core.base.SqlNullSemantics;
 import dev.featurestore.core.base.TableHandle;
 import dev.featurestore.core.base.UuidBounds;
@@ -118,11 +119,11 @@ final class ScanExecution {
 
   private static List<FileScanTask> planFiles(Table table, long snapshotId, Schema readSchema, Expression filter,
       boolean caseSensitive) {
-    TableScan scan = table.newScan()
+    TableScan scan = ScanPlanning.onCallingThreadIfSmall(table.newScan()
         .useSnapshot(snapshotId)
         .caseSensitive(caseSensitive)
         .project(readSchema)
-        .filter(filter);
+        .filter(filter), table, table.snapshot(snapshotId));
     List<FileScanTask> tasks = new ArrayList<>();
     try (CloseableIterable<FileScanTask> files = scan.planFiles()) {
       files.forEach(tasks::add);

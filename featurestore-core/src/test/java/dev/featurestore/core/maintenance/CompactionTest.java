@@ -465,4 +465,101 @@ class CompactionTest extends LocalStoreTest {
     assertThat(result.removedDeleteFiles()).isEqualTo(7);
     assertThat(events.query().count()).isEqualTo(63);
   }
+
+  /** Two 20-row files in a v3 table: A with 1 row deleted (5%), B with 6 (30%). */
+  private List<DataFile> twoFilesWithDeletedRows() {
+    events = store.createTable(dev.featurestore.TableDefinition.builder("features.ratio_events",
+        dev.featurestore.SyntheticFeatures.schema()).formatVersion(3).build());
+    List<DataFile> files = new ArrayList<>(appendRows(events, 0, 20));
+    files.addAll(appendRows(events, 100, 20));
+    deleteIds(events, 7);
+    deleteIds(events, 100, 101, 102, 110, 111, 119);
+    return files;
+  }
+
+  /** The live data files (liveDataFiles lists their delete files too). */
+  private List<String> dataFiles() {
+    return liveDataFiles(events).stream().filter(f -> f.endsWith(".parquet")).toList();
+  }
+
+  private List<Long> expectedAfterDeletes() {
+    List<Long> expected = range(0, 20);
+    expected.addAll(range(100, 120));
+    expected.removeAll(List.of(7L, 100L, 101L, 102L, 110L, 111L, 119L));
+    return expected;
+  }
+
+  @Test
+  void compact_largeFiles_rewrittenOnlyPastTheDeletedRowsThreshold_rowsUnchanged() {
+    List<DataFile> files = twoFilesWithDeletedRows();
+    List<Long> expected = expectedAfterDeletes();
+    assertThat(ids(events)).isEqualTo(expected);
+
+    // every file counts as large (smallFileThresholdBytes(1)): only deletes can select it
+    CompactionResult result = events.maintenance().compact().smallFileThresholdBytes(1).deletedRowsThreshold(0.2)
+        .execute();
+
+    assertThat(result.rewrittenDataFiles()).isEqualTo(1);
+    assertThat(result.rows()).isEqualTo(14);
+    assertThat(dataFiles()).hasSize(2).contains(files.get(0).location())
+        .doesNotContain(files.get(1).location());
+    assertThat(ids(events)).isEqualTo(expected);
+  }
+
+  @Test
+  void compact_deletedRowsThreshold_defaultsToTenPercent_andZeroRewritesEveryFileWithDeletes() {
+    List<DataFile> files = twoFilesWithDeletedRows();
+
+    CompactionResult byDefault = events.maintenance().compact().smallFileThresholdBytes(1).execute();
+    assertThat(byDefault.rewrittenDataFiles()).isEqualTo(1); // B (30%), not A (5%)
+    assertThat(dataFiles()).contains(files.get(0).location());
+
+    CompactionResult all = events.maintenance().compact().smallFileThresholdBytes(1).deletedRowsThreshold(0)
+        .execute();
+    assertThat(all.rewrittenDataFiles()).isEqualTo(1); // A, the only file left with deletes
+    assertThat(dataFiles()).doesNotContain(files.get(0).location());
+    assertThat(ids(events)).isEqualTo(expectedAfterDeletes());
+  }
+
+  @Test
+  void compact_smallFileWithFewDeletes_isRewrittenWhateverTheThreshold() {
+    List<DataFile> files = twoFilesWithDeletedRows();
+
+    CompactionResult result = events.maintenance().compact().deletedRowsThreshold(1).execute(); // 20-row files are small
+
+    assertThat(result.rewrittenDataFiles()).isEqualTo(2);
+    assertThat(dataFiles()).hasSize(1).doesNotContainAnyElementsOf(files.stream().map(DataFile::location).toList());
+    assertThat(ids(events)).isEqualTo(expectedAfterDeletes());
+  }
+
+  @Test
+  void compact_maintenancePolicy_passesItsDeletedRowsThreshold() {
+    List<DataFile> files = twoFilesWithDeletedRows();
+    // 40-row files are small under the default target; a target of 1 byte makes them large
+    events.unwrap(Table.class).updateProperties().set(TableProperties.WRITE_TARGET_FILE_SIZE_BYTES, "1").commit();
+    events.refresh();
+    dev.featurestore.MaintenancePolicy policy = dev.featurestore.MaintenancePolicy.builder()
+        .compactWhenDeleteFilesAtLeast(1).rewriteFilesWhenDeletedRowsAtLeast(0.5).removeOrphans(false).build();
+
+    var report = events.maintenance().plan(policy).execute();
+
+    assertThat(report.compaction()).hasValueSatisfying(r -> assertThat(r.rewrittenDataFiles()).isZero());
+    assertThat(dataFiles()).containsExactlyInAnyOrderElementsOf(files.stream().map(DataFile::location).toList());
+    assertThat(ids(events)).isEqualTo(expectedAfterDeletes());
+  }
+
+  @Test
+  void compact_deletedRowsThresholdOutsideZeroToOne_fails() {
+    events = TestTables.createEvents(store, false);
+    for (double bad : new double[] {-0.1, 1.5, Double.NaN}) {
+      assertThatThrownBy(() -> events.maintenance().compact().deletedRowsThreshold(bad))
+          .isInstanceOf(InvalidArgumentException.class)
+          .hasMessage("Cannot compact: deleted-rows threshold must be between 0 and 1: " + bad);
+      assertThatThrownBy(() -> dev.featurestore.MaintenancePolicy.builder().rewriteFilesWhenDeletedRowsAtLeast(bad))
+          .isInstanceOf(InvalidArgumentException.class)
+          .hasMessage("Cannot set deleted-rows threshold: must be between 0 and 1: " + bad);
+    }
+    assertThat(dev.featurestore.MaintenancePolicy.defaults().deletedRowsThreshold()).isEqualTo(0.1);
+    assertThat(dev.featurestore.MaintenancePolicy.streaming().deletedRowsThreshold()).isEqualTo(0.1);
+  }
 }

@@ -1,0 +1,105 @@
+package dev.featurestore.core.base;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.featurestore.FeatureStore;
+import dev.featurestore.FeatureTable;
+import dev.featurestore.SyntheticFeatures;
+import dev.featurestore.TableDefinition;
+import dev.featurestore.core.query.TestTables;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.TableScan;
+import org.apache.iceberg.io.CloseableIterable;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Small snapshots with local manifests are planned on the calling thread, with the same tasks; others on Iceberg's pool. */
+class ScanPlanningTest {
+  @TempDir
+  Path dir;
+
+  FeatureStore store;
+
+  @AfterEach
+  void close() {
+    if (store != null) {
+      store.close();
+    }
+  }
+
+  private FeatureTable table() {
+    store = FeatureStore.openLocal(dir.resolve("store"));
+    FeatureTable table = store.createTable(TableDefinition.builder(SyntheticFeatures.TABLE_ID, SyntheticFeatures.schema())
+        .formatVersion(2).build());
+    // one manifest per append, so the snapshot has as many manifests as appends
+    table.unwrap(Table.class).updateProperties().set(TableProperties.MANIFEST_MERGE_ENABLED, "false").commit();
+    table.refresh();
+    return table;
+  }
+
+  private static DataFile append(FeatureTable table, long entity) {
+    return TestTables.append(table, List.of(TestTables.event(table, entity, "2026-01-01T00:00:00Z", 1.0, null))).get(0);
+  }
+
+  private static Set<String> plan(TableScan scan) throws IOException {
+    Set<String> tasks = new TreeSet<>();
+    try (CloseableIterable<FileScanTask> planned = scan.planFiles()) {
+      for (FileScanTask task : planned) {
+        List<String> deletes = new ArrayList<>();
+        task.deletes().stream().map(DeleteFile::location).sorted().forEach(deletes::add);
+        tasks.add(task.file().location() + " " + deletes);
+      }
+    }
+    return tasks;
+  }
+
+  @Test
+  void fewLocalManifests_planOnTheCallingThread_withTheSameTasks() throws IOException {
+    FeatureTable featureTable = table();
+    DataFile first = append(featureTable, 1);
+    append(featureTable, 2);
+    append(featureTable, 3);
+    TestTables.positionDelete(featureTable, first, 0);
+    Table table = featureTable.unwrap(Table.class);
+    table.refresh();
+    assertThat(table.currentSnapshot().dataManifests(table.io())).hasSize(3);
+    assertThat(table.currentSnapshot().deleteManifests(table.io())).hasSize(1);
+
+    assertThat(ScanPlanning.inline(table, table.currentSnapshot())).isTrue();
+    Set<String> inline = plan(ScanPlanning.onCallingThreadIfSmall(table.newScan(), table, table.currentSnapshot()));
+    assertThat(inline).hasSize(3).isEqualTo(plan(table.newScan()));
+    assertThat(inline).filteredOn(task -> task.startsWith(first.location())).singleElement()
+        .satisfies(task -> assertThat(task).doesNotEndWith("[]"));
+  }
+
+  @Test
+  void manyManifests_stayOnTheWorkerPool() {
+    FeatureTable featureTable = table();
+    for (int i = 0; i <= ScanPlanning.MAX_INLINE_MANIFESTS; i++) {
+      append(featureTable, i);
+    }
+    Table table = featureTable.unwrap(Table.class);
+    table.refresh();
+    assertThat(table.currentSnapshot().dataManifests(table.io())).hasSize(ScanPlanning.MAX_INLINE_MANIFESTS + 1);
+    assertThat(ScanPlanning.inline(table, table.currentSnapshot())).isFalse();
+  }
+
+  @Test
+  void onlyLocalPathsAreLocal() {
+    assertThat(ScanPlanning.isLocal("/tmp/w/metadata/snap-1.avro")).isTrue();
+    assertThat(ScanPlanning.isLocal("file:/tmp/w/metadata/snap-1.avro")).isTrue();
+    assertThat(ScanPlanning.isLocal("s3://bucket/w/metadata/snap-1.avro")).isFalse();
+    assertThat(ScanPlanning.isLocal("gs://bucket/w/metadata/snap-1.avro")).isFalse();
+  }
+}
