@@ -145,7 +145,7 @@ final class CdcBenchmarks {
             .flushInterval(Duration.ofSeconds(1)).build()) {
           Table table = store.table(id).unwrap(Table.class);
           String key = "featurestore.cdc.shard.f" + i + ".max-seq";
-          double[] lags = measureLags(rate, seconds, e -> cdc.insert("users", Long.toString(e), doc(e)), () -> {
+          double[] lags = measureLags("ours", rate, seconds, e -> cdc.insert("users", Long.toString(e), doc(e)), () -> {
             table.refresh();
             Snapshot s = table.currentSnapshot();
             return s == null || s.summary().get(key) == null ? 0 : Long.parseLong(s.summary().get(key));
@@ -189,7 +189,7 @@ final class CdcBenchmarks {
         });
         appender.start();
         OffsetDateTime now = OffsetDateTime.now(ZoneOffset.UTC);
-        double[] lags = measureLags(rate, seconds, e -> {
+        double[] lags = measureLags("baseline", rate, seconds, e -> {
           Record r = GenericRecord.create(table.schema());
           r.setField("op", "insert");
           r.setField("seq", e);
@@ -242,8 +242,12 @@ final class CdcBenchmarks {
    */
   private static final long POLL_MILLIS = 5;
 
-  /** Produces at {@code rate}/s for {@code seconds}; polls visibility every {@link #POLL_MILLIS} ms; returns per-entry lags in ms. */
-  private static double[] measureLags(int rate, int seconds, Producer producer, Visible visible) throws Exception {
+  /**
+   * Produces at {@code rate}/s for {@code seconds}; polls visibility every {@link #POLL_MILLIS} ms; returns per-entry lags in ms.
+   * With {@code -Dlags=<prefix>} each entry's creation and visibility (ms from the start) go to
+   * {@code <prefix>-<side>.csv}, to see which entries make the tail.
+   */
+  private static double[] measureLags(String side, int rate, int seconds, Producer producer, Visible visible) throws Exception {
     int total = rate * seconds;
     long[] created = new long[total + 1];
     long[] seen = new long[total + 1];
@@ -285,6 +289,15 @@ final class CdcBenchmarks {
     double[] lags = new double[total];
     for (int e = 1; e <= total; e++) {
       lags[e - 1] = seen[e] == 0 ? Double.NaN : (seen[e] - created[e]) / 1e6;
+    }
+    String dump = System.getProperty("lags", "").trim();
+    if (!dump.isEmpty()) {
+      StringBuilder csv = new StringBuilder("entry,created_ms,visible_ms,lag_ms\n");
+      for (int e = 1; e <= total; e++) {
+        csv.append(e).append(',').append((created[e] - start) / 1e6).append(',').append((seen[e] - start) / 1e6).append(',')
+            .append(lags[e - 1]).append('\n');
+      }
+      java.nio.file.Files.writeString(Path.of(dump + "-" + side + ".csv"), csv);
     }
     return lags;
   }
