@@ -140,9 +140,11 @@ final class CdcBenchmarks {
     try (FeatureStore store = FeatureStore.openLocal(dir.resolve("store"))) {
       Harness.Trial ours = i -> {
         TableId id = TableId.of("bench", "fresh_" + i);
+        long opening = System.nanoTime();
         try (CdcPipeline cdc = CdcPipeline.builder(store).changeLog(id).shardId("f" + i).writeAheadLog(dir.resolve("wal"))
             .batchSize(1_000_000).backpressure(dev.featurestore.cdc.Backpressure.BLOCK, 2_000_000)
             .flushInterval(Duration.ofSeconds(1)).build()) {
+          Harness.note("%s ours: pipeline opened in %d ms (not part of the lags)", FRESHNESS, Harness.elapsedNanos(opening) / 1_000_000);
           Table table = store.table(id).unwrap(Table.class);
           String key = "featurestore.cdc.shard.f" + i + ".max-seq";
           double[] lags = measureLags("ours", rate, seconds, e -> cdc.insert("users", Long.toString(e), doc(e)), () -> {
