@@ -33,7 +33,11 @@ import org.apache.iceberg.data.Record;
  *       the figure is sustained throughput, not a JIT warm-up) inserts through
  *       {@code createEntry} into a change log, 10k-entry batches, write-ahead log on (fsync every
  *       batch), timed until the last commit; baseline: the same rows (images serialized to JSON
- *       the same way) appended with Iceberg's generic writer, one append per 10k rows.
+ *       the same way) appended with Iceberg's generic writer, one append per 10k rows. Two
+ *       unmeasured warm-up rounds per side (both sides alike; one until 2026-12-06: a round is
+ *       only ~200 commits, and C2 was still compiling Iceberg's commit path, shared by both sides,
+ *       in the measured rounds), then 3 measured rounds per side; each round opens a new pipeline
+ *       or table, outside the timed part.
  *   <li>{@code cdc-freshness}: entries at {@code -Drate=} per second (default 2,000) for
  *       {@code -Dseconds=} (default 8), 1 s flush interval; a poller refreshes the table every
  *       5 ms (20 ms until 2026-12-05, which added up to 20 ms to every lag) and records when each
@@ -64,7 +68,7 @@ final class CdcBenchmarks {
   static void throughput() throws Exception {
     int events = Harness.intSetting("events", 2_000_000);
     int batch = Harness.intSetting("batch", 10_000);
-    int warmups = Harness.intSetting("warmups", 1);
+    int warmups = Harness.intSetting("warmups", 2);
     int iterations = Harness.intSetting("iterations", 3);
     Harness.progress("%s: events=%d batch=%d warmups=%d iterations=%d", THROUGHPUT, events, batch, warmups, iterations);
     Path dir = Harness.tempDir(THROUGHPUT);
@@ -140,12 +144,14 @@ final class CdcBenchmarks {
     try (FeatureStore store = FeatureStore.openLocal(dir.resolve("store"))) {
       Harness.Trial ours = i -> {
         TableId id = TableId.of("bench", "fresh_" + i);
+        long opening = System.nanoTime();
         try (CdcPipeline cdc = CdcPipeline.builder(store).changeLog(id).shardId("f" + i).writeAheadLog(dir.resolve("wal"))
             .batchSize(1_000_000).backpressure(dev.featurestore.cdc.Backpressure.BLOCK, 2_000_000)
             .flushInterval(Duration.ofSeconds(1)).build()) {
+          Harness.note("%s ours: pipeline opened in %d ms (not part of the lags)", FRESHNESS, Harness.elapsedNanos(opening) / 1_000_000);
           Table table = store.table(id).unwrap(Table.class);
           String key = "featurestore.cdc.shard.f" + i + ".max-seq";
-          double[] lags = measureLags(rate, seconds, e -> cdc.insert("users", Long.toString(e), doc(e)), () -> {
+          double[] lags = measureLags("ours", rate, seconds, e -> cdc.insert("users", Long.toString(e), doc(e)), () -> {
             table.refresh();
             Snapshot s = table.currentSnapshot();
             return s == null || s.summary().get(key) == null ? 0 : Long.parseLong(s.summary().get(key));
@@ -189,7 +195,7 @@ final class CdcBenchmarks {
         });
         appender.start();
         OffsetDateTime now = OffsetDateTime.now(ZoneOffset.UTC);
-        double[] lags = measureLags(rate, seconds, e -> {
+        double[] lags = measureLags("baseline", rate, seconds, e -> {
           Record r = GenericRecord.create(table.schema());
           r.setField("op", "insert");
           r.setField("seq", e);
@@ -242,8 +248,12 @@ final class CdcBenchmarks {
    */
   private static final long POLL_MILLIS = 5;
 
-  /** Produces at {@code rate}/s for {@code seconds}; polls visibility every {@link #POLL_MILLIS} ms; returns per-entry lags in ms. */
-  private static double[] measureLags(int rate, int seconds, Producer producer, Visible visible) throws Exception {
+  /**
+   * Produces at {@code rate}/s for {@code seconds}; polls visibility every {@link #POLL_MILLIS} ms; returns per-entry lags in ms.
+   * With {@code -Dlags=<prefix>} each entry's creation and visibility (ms from the start) go to
+   * {@code <prefix>-<side>.csv}, to see which entries make the tail.
+   */
+  private static double[] measureLags(String side, int rate, int seconds, Producer producer, Visible visible) throws Exception {
     int total = rate * seconds;
     long[] created = new long[total + 1];
     long[] seen = new long[total + 1];
@@ -285,6 +295,15 @@ final class CdcBenchmarks {
     double[] lags = new double[total];
     for (int e = 1; e <= total; e++) {
       lags[e - 1] = seen[e] == 0 ? Double.NaN : (seen[e] - created[e]) / 1e6;
+    }
+    String dump = System.getProperty("lags", "").trim();
+    if (!dump.isEmpty()) {
+      StringBuilder csv = new StringBuilder("entry,created_ms,visible_ms,lag_ms\n");
+      for (int e = 1; e <= total; e++) {
+        csv.append(e).append(',').append((created[e] - start) / 1e6).append(',').append((seen[e] - start) / 1e6).append(',')
+            .append(lags[e - 1]).append('\n');
+      }
+      java.nio.file.Files.writeString(Path.of(dump + "-" + side + ".csv"), csv);
     }
     return lags;
   }

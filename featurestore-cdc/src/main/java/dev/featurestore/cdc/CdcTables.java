@@ -210,8 +210,11 @@ final class CdcTables {
   /** Warms up each writer's path (see {@link TableWriter#warmUp()}); a failure only costs speed. */
   static void warmUp(List<TableWriter> writers, String shard) {
     for (TableWriter writer : writers) {
+      long start = System.nanoTime();
       try {
         writer.warmUp();
+        LOG.debug("CDC shard {}: warmed up the write path of {} in {} ms", shard, writer.name(),
+            (System.nanoTime() - start) / 1_000_000);
       } catch (RuntimeException | LinkageError e) {
         LOG.debug("CDC shard {}: warming up the write path failed: {}", shard, e.toString());
       }

@@ -4,8 +4,6 @@ import dev.featurestore.InvalidArgumentException;
 import dev.featurestore.InvalidStateException;
 import dev.featurestore.core.base.CommitMarks;
 import dev.featurestore.core.base.CommitPhases;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.time.LocalDateTime;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
@@ -16,12 +14,7 @@ import java.util.Map;
 import java.util.Optional;
 import org.apache.iceberg.AppendFiles;
 import org.apache.iceberg.DataFile;
-import org.apache.iceberg.DataFiles;
-import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.HasTableOperations;
-import org.apache.iceberg.ManifestFiles;
-import org.apache.iceberg.ManifestWriter;
-import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableMetadataParser;
@@ -29,11 +22,6 @@ import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.Transaction;
 import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.Record;
-import org.apache.iceberg.data.parquet.GenericParquetWriter;
-import org.apache.iceberg.encryption.EncryptedFiles;
-import org.apache.iceberg.inmemory.InMemoryOutputFile;
-import org.apache.iceberg.io.DataWriter;
-import org.apache.iceberg.io.FileAppender;
 import org.apache.iceberg.parquet.Parquet;
 import org.apache.iceberg.types.Types;
 
@@ -45,6 +33,9 @@ import org.apache.iceberg.types.Types;
  * {@code commit.manifest.min-count-to-merge} (100) within the commit itself.
  */
 final class ChangeLogWriter implements TableWriter {
+  /** Commits to a scratch table in {@link #warmUp()}: enough for the commit path's first compilations. */
+  static final int WARM_UP_COMMITS = 5;
+
   private final Table table;
   private final String name;
   private final String shard;
@@ -116,8 +107,12 @@ final class ChangeLogWriter implements TableWriter {
    * On a failure the files written are deleted.
    */
   Prepared prepare(Table target, List<Logged> entries, long commitMillis) {
+    return prepare(target, entries, commitMillis, pending, hooks);
+  }
+
+  private Prepared prepare(Table target, List<Logged> entries, long commitMillis, PendingFiles markers, Hooks hooks) {
     hooks.at("flush.before-write");
-    PendingFiles.Marker marker = pending.start(name);
+    PendingFiles.Marker marker = markers.start(name);
     boolean direct = ChangeLogRows.fits(target);
     DataFileSink sink = direct
         ? new DataFileSink(target, new ChangeLogRows(target, writerProperties, shard, commitMillis), marker)
@@ -158,19 +153,7 @@ final class ChangeLogWriter implements TableWriter {
     CommitMarks commitMark = CommitMarks.create();
     try {
       table.refresh(); // the marks to carry forward are the newest ones
-      // One transaction: the append (mark in its summary) and the mark as a table property. If
-      // Iceberg retries the commit after another shard's, the summary keeps the marks read before
-      // the retry (stale for the other shards), while the property update is re-applied to the new
-      // base, so the property stays true after expiry removes the snapshots that held the marks.
-      Transaction txn = table.newTransaction();
-      AppendFiles append = commitMark.mark(CommitPhases.forTable(table, txn.newAppend()));
-      files.forEach(append::appendFile);
-      CdcTables.carryMarks(table, append::set);
-      append.set(CdcTables.markKey(shard), Long.toString(lastSeq));
-      append.commit();
-      txn.updateProperties().set(CdcTables.markKey(shard), Long.toString(lastSeq)).commit();
-      hooks.at("commit.before");
-      txn.commitTransaction();
+      appendWithMark(table, files, lastSeq, commitMark, hooks);
     } catch (org.apache.iceberg.exceptions.CommitStateUnknownException e) {
       throw e; // the files may be referenced: keep them
     } catch (RuntimeException | Error e) {
@@ -183,20 +166,38 @@ final class ChangeLogWriter implements TableWriter {
     return new Committed(files.stream().map(DataFile::location).toList(), bytes, commitMark.committedSnapshotId(table, null), List.of());
   }
 
+  /**
+   * One transaction: the append (mark in its summary) and the mark as a table property. If
+   * Iceberg retries the commit after another shard's, the summary keeps the marks read before
+   * the retry (stale for the other shards), while the property update is re-applied to the new
+   * base, so the property stays true after expiry removes the snapshots that held the marks.
+   */
+  private void appendWithMark(Table target, List<DataFile> files, long lastSeq, CommitMarks commitMark, Hooks at) {
+    Transaction txn = target.newTransaction();
+    AppendFiles append = commitMark.mark(CommitPhases.forTable(target, txn.newAppend()));
+    files.forEach(append::appendFile);
+    CdcTables.carryMarks(target, append::set);
+    append.set(CdcTables.markKey(shard), Long.toString(lastSeq));
+    append.commit();
+    txn.updateProperties().set(CdcTables.markKey(shard), Long.toString(lastSeq)).commit();
+    at.at("commit.before");
+    txn.commitTransaction();
+  }
+
   /** Deletes the files of a prepared batch that will not be committed. */
   void discard(Prepared prepared) {
     DataFileSink.deleteFiles(table, prepared.files(), prepared.marker());
   }
 
   /**
-   * Loads and runs the write path once, into memory, so the first batch does not pay class
-   * loading and native codec setup (a cold first commit took 1-2 s, the freshness tail): a
-   * Parquet file of synthetic rows and a manifest listing it, neither stored nor committed.
+   * Loads and runs the write path into memory, so the first batch does not pay class loading,
+   * native codec setup and interpreted commit code (a cold first commit took 1-2 s, the freshness
+   * tail): a Parquet file of synthetic rows, then {@link #WARM_UP_COMMITS} commits of it, through
+   * the same code as a batch's commit, to a {@link ScratchTable} in memory. Nothing is stored and
+   * the target table is not touched.
    */
   @Override
   public void warmUp() {
-    Schema schema = table.schema();
-    InMemoryOutputFile out = new InMemoryOutputFile();
     List<Logged> entries = new ArrayList<>();
     for (int i = 1; i <= 200; i++) {
       Map<String, Object> doc = Map.of("id", i, "name", "warm-up");
@@ -204,36 +205,13 @@ final class ChangeLogWriter implements TableWriter {
           Optional.empty(), Optional.empty());
       entries.add(new Logged(e, System.currentTimeMillis(), null, Json.write(doc)));
     }
-    try {
-      DataFile file;
-      if (ChangeLogRows.fits(table)) {
-        DataWriter<Logged> writer = new ChangeLogRows(table, writerProperties, shard,
-            System.currentTimeMillis()).newDataWriter(EncryptedFiles.plainAsEncryptedOutput(out),
-            PartitionSpec.unpartitioned(), null);
-        try (DataWriter<Logged> w = writer) {
-          entries.forEach(w::write);
-        }
-        file = writer.toDataFile();
-      } else {
-        FileAppender<Record> appender = Parquet.write(out).schema(schema).setAll(table.properties())
-            .setAll(writerProperties).createWriterFunc(type -> GenericParquetWriter.create(schema, type)).overwrite()
-            .build();
-        RowFiller rows = new RowFiller(schema, System.currentTimeMillis());
-        try (FileAppender<Record> a = appender) {
-          entries.forEach(l -> a.add(rows.fill(l)));
-        }
-        file = DataFiles.builder(PartitionSpec.unpartitioned()).withPath(out.location())
-            .withFormat(FileFormat.PARQUET).withFileSizeInBytes(out.toByteArray().length)
-            .withMetrics(appender.metrics()).build();
-      }
-      ManifestWriter<DataFile> manifest = ManifestFiles.write(2, PartitionSpec.unpartitioned(), new InMemoryOutputFile(), 1L);
-      try (ManifestWriter<DataFile> m = manifest) {
-        m.add(file);
-      }
-      TableMetadataParser.toJson(((HasTableOperations) table).operations().current());
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
+    Table scratch = ScratchTable.like(table);
+    PendingFiles markers = PendingFiles.inMemory();
+    for (int i = 1; i <= WARM_UP_COMMITS; i++) {
+      Prepared files = prepare(scratch, entries, System.currentTimeMillis(), markers, Hooks.NONE);
+      appendWithMark(scratch, files.files(), i, CommitMarks.create(), Hooks.NONE);
     }
+    TableMetadataParser.toJson(((HasTableOperations) table).operations().current());
   }
 
   /** Builds the change-log row of an entry into one reused record. */

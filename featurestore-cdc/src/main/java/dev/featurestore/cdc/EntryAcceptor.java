@@ -25,6 +25,8 @@ final class EntryAcceptor {
   private final PipelineMetrics metrics;
   /** The highest sequence id committed to every target table. */
   private final LongSupplier committedMark;
+  /** Whether batches are also sealed by age (a flush interval is set). */
+  private final boolean timed;
 
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition notFull = lock.newCondition();
@@ -44,6 +46,7 @@ final class EntryAcceptor {
     this.wal = wal;
     this.metrics = metrics;
     this.committedMark = committedMark;
+    this.timed = settings.flushInterval().toMillis() > 0;
     for (int from = 0; from < replay.size(); from += settings.batchSize()) {
       sealed.add(new ArrayList<>(replay.subList(from, Math.min(replay.size(), from + settings.batchSize()))));
     }
@@ -104,6 +107,12 @@ final class EntryAcceptor {
       metrics.accepted.incrementAndGet();
       if (current.size() >= settings.batchSize()) {
         sealCurrent();
+        work.signalAll();
+      } else if (current.size() == 1 && timed) {
+        // the first entry of an empty batch starts its interval: the flusher, asleep for a whole
+        // interval while there was nothing to flush, has to count from this entry (a fixed timer
+        // kept the first batch of a stream, and every entry after a quiet spell, waiting up to
+        // one more interval)
         work.signalAll();
       }
       return seq;

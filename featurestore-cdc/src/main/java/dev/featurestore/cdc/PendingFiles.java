@@ -52,9 +52,14 @@ final class PendingFiles {
     this.cleanup = cleanup;
   }
 
+  /** Markers that only remember their files, for a table in memory (the write path's warm-up). */
+  static PendingFiles inMemory() {
+    return new PendingFiles(null, FsyncPolicy.NONE);
+  }
+
   /** A marker for one batch's files in {@code table} (created with the first file). */
   Marker start(String table) {
-    return new Marker(dir.resolve(PREFIX + UUID.randomUUID() + SUFFIX), table);
+    return new Marker(dir == null ? null : dir.resolve(PREFIX + UUID.randomUUID() + SUFFIX), table);
   }
 
   /** The files of one batch, recorded before each is created. */
@@ -70,6 +75,10 @@ final class PendingFiles {
     }
 
     synchronized void record(String location) {
+      if (path == null) {
+        recorded.add(location);
+        return;
+      }
       try {
         if (channel == null) {
           channel = FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.APPEND);
@@ -103,6 +112,9 @@ final class PendingFiles {
     }
 
     private synchronized void delete() {
+      if (path == null) {
+        return;
+      }
       try {
         if (channel != null) {
           channel.close();

@@ -11,6 +11,12 @@ import org.apache.iceberg.io.OutputFile;
  * wrote (Iceberg's table operations do not say) and can install the committed metadata it already
  * has instead of reading that file back. Tables never see this wrapper: their operations hand out
  * the wrapped FileIO ({@link #unwrap}).
+ *
+ * <p>It takes bulk deletes ({@link #deleteFiles}): after a commit Iceberg deletes the metadata files
+ * that fell off the metadata log ({@code write.metadata.delete-after-commit.enabled}) through the
+ * operations' FileIO, and one without bulk deletes gets them deleted on Iceberg's worker pool while
+ * the committing thread polls the futures with 10 ms sleeps: 10-13 ms added to every commit once a
+ * table had {@code write.metadata.previous-versions-max} commits (CDC profile, 2026-12-06).
  */
 final class MetadataWriteRecorder extends ForwardingFileIO {
   private static final long serialVersionUID = 1L;
