@@ -71,6 +71,8 @@ final class Harness {
     }
     double[] oursValues = new double[iterations];
     double[] baselineValues = new double[iterations];
+    double[] oursCpu = new double[iterations];
+    double[] baselineCpu = new double[iterations];
     int round = 0;
     for (int i = 0; i < warmups + iterations; i++, round++) {
       boolean warmup = i < warmups;
@@ -81,14 +83,33 @@ final class Harness {
         if (isOurs ? !runOurs : !runBaseline) {
           continue;
         }
+        long cpuStart = processCpuNanos();
         double value = (isOurs ? ours : baseline).run(i);
+        double cpu = (processCpuNanos() - cpuStart) / 1e9;
         if (!warmup) {
           (isOurs ? oursValues : baselineValues)[i - warmups] = value;
+          (isOurs ? oursCpu : baselineCpu)[i - warmups] = cpu;
         }
-        progress("%s %s %s: %s %s", name, phase, isOurs ? "ours" : "baseline", format(value), unit);
+        progress("%s %s %s: %s %s (process CPU %.2f s)", name, phase, isOurs ? "ours" : "baseline", format(value), unit,
+            cpu);
       }
     }
+    if (iterations > 0 && processCpuNanos() >= 0) {
+      // on a shared machine wall times swing with the load; the process's CPU time per round does not
+      double oursMedian = runOurs ? median(oursCpu) : Double.NaN;
+      double baselineMedian = runBaseline ? median(baselineCpu) : Double.NaN;
+      note("%s process CPU per round (median, all threads incl. JIT and GC): ours=%s s baseline=%s s ratio=%s", name,
+          runOurs ? String.format(Locale.ROOT, "%.2f", oursMedian) : "n/a",
+          runBaseline ? String.format(Locale.ROOT, "%.2f", baselineMedian) : "n/a",
+          runOurs && runBaseline ? String.format(Locale.ROOT, "%.3f", oursMedian / baselineMedian) : "n/a");
+    }
     return new Medians(runOurs ? median(oursValues) : Double.NaN, runBaseline ? median(baselineValues) : Double.NaN);
+  }
+
+  /** CPU time of this process so far (all threads, native ones too), or -1 where the JVM cannot tell. */
+  static long processCpuNanos() {
+    java.lang.management.OperatingSystemMXBean os = java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+    return os instanceof com.sun.management.OperatingSystemMXBean sun ? sun.getProcessCpuTime() : -1;
   }
 
   /** Prints the RESULT line; call it last. */

@@ -317,8 +317,12 @@ public final class DuckIngestEngine implements FileIngestEngine {
         String v = "NULLIF(" + DuckTypes.identifier(columns.get(i)) + ", '')";
         select.append(i > 0 ? ", " : "").append(v).append(", TRY_CAST(").append(v).append(" AS TIMESTAMP)");
       }
+      // DuckDB's reader takes whole buffers of the file even for one row: read the header and the
+      // first record from a copy of the file's first lines where there is one
+      Path head = headOf(request.source(), request.outputDirectory());
       try (Statement statement = connection.createStatement();
-          ResultSet row = statement.executeQuery(select + " FROM " + source() + " LIMIT 1")) {
+          ResultSet row = statement.executeQuery(select + " FROM " + source(head == null ? request.source() : head)
+              + " LIMIT 1")) {
         if (!row.next()) {
           return;
         }
@@ -339,6 +343,14 @@ public final class DuckIngestEngine implements FileIngestEngine {
         }
       } catch (SQLException e) {
         // a file DuckDB cannot read: the statement fails the same way and the Java path runs
+      } finally {
+        if (head != null) {
+          try {
+            java.nio.file.Files.deleteIfExists(head);
+          } catch (java.io.IOException e) {
+            // the caller deletes the output directory
+          }
+        }
       }
     }
 
@@ -439,8 +451,45 @@ public final class DuckIngestEngine implements FileIngestEngine {
       return (request.format() == Format.CSV ? size / 2 : size) >= request.targetFileSizeBytes();
     }
 
+    /**
+     * A copy of the CSV file's header and first record in {@code directory}, or null when they are
+     * not within the file's first {@link #HEAD_BYTES} bytes (or cannot be copied). Record ends are
+     * line breaks outside quotes; whatever the copy holds, the sample only chooses which check
+     * the statement tries first for each timestamp.
+     */
+    static Path headOf(Path file, Path directory) {
+      byte[] bytes;
+      try (java.io.InputStream in = java.nio.file.Files.newInputStream(file)) {
+        bytes = in.readNBytes(HEAD_BYTES);
+      } catch (java.io.IOException e) {
+        return null;
+      }
+      boolean quoted = false;
+      int records = 0;
+      for (int i = 0; i < bytes.length; i++) {
+        if (bytes[i] == '"') {
+          quoted = !quoted;
+        } else if (bytes[i] == '\n' && !quoted && ++records == 2) {
+          try {
+            Path head = directory.resolve("head.csv");
+            java.nio.file.Files.write(head, java.util.Arrays.copyOf(bytes, i + 1));
+            return head;
+          } catch (java.io.IOException e) {
+            return null;
+          }
+        }
+      }
+      return null;
+    }
+
+    /** How far {@link #headOf} looks for the header and the first record. */
+    static final int HEAD_BYTES = 1 << 20;
+
     private String source() {
-      Path file = request.source();
+      return source(request.source());
+    }
+
+    private String source(Path file) {
       if (request.format() == Format.PARQUET) {
         return "read_parquet(" + DuckTypes.quote(file.toString()) + ")";
       }

@@ -26,6 +26,8 @@ import java.util.UUID;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DataFiles;
@@ -49,6 +51,8 @@ import org.apache.iceberg.types.Conversions;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
 import org.apache.iceberg.util.PropertyUtil;
+import org.apache.parquet.ParquetReadOptions;
+import org.apache.parquet.conf.PlainParquetConfiguration;
 import org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.parquet.hadoop.metadata.ParquetMetadata;
 import org.apache.parquet.schema.MessageType;
@@ -152,6 +156,8 @@ final class EngineIngest {
     List<DataFile> placed = List.of();
     boolean done = false;
     long startNanos = System.nanoTime();
+    FileIngestEngine.Job job = null;
+    Thread closing = null;
     try {
       staging = stagingDirectory();
       FileIngestEngine.Request request = new FileIngestEngine.Request(format, file.toAbsolutePath(), columns, schema,
@@ -159,40 +165,63 @@ final class EngineIngest {
               TableProperties.WRITE_TARGET_FILE_SIZE_BYTES, TableProperties.WRITE_TARGET_FILE_SIZE_BYTES_DEFAULT));
       List<WrittenFile> files;
       long expectedRows;
-      try (FileIngestEngine.Job job = engine.prepare(request)) {
-        if (format == Format.CSV) {
-          java.util.concurrent.atomic.AtomicLong estimate = new java.util.concurrent.atomic.AtomicLong(rowsEstimate(file));
-          AtomicBoolean stop = new AtomicBoolean();
-          Future<Long> shape = workers.submit(() -> {
-            try {
-              long records = CsvShape.check(file, columns.size(), stop::get);
-              estimate.set(records);
-              return records;
-            } catch (CsvShape.NotPlain | IOException | RuntimeException e) {
-              job.cancel();
-              throw e;
-            }
-          });
+      long preparedNanos;
+      long ranNanos;
+      Future<Long> shape = null;
+      AtomicBoolean stop = new AtomicBoolean();
+      AtomicLong estimate = new AtomicLong();
+      if (format == Format.CSV) {
+        estimate.set(rowsEstimate(file));
+        // the shape check starts before the engine is prepared, on a core the preparation leaves idle;
+        // a file outside the plain shape cancels the engine, once there is one (or before it runs)
+        AtomicBoolean shapeFailed = new AtomicBoolean();
+        AtomicReference<FileIngestEngine.Job> running = new AtomicReference<>();
+        shape = workers.submit(() -> {
           try {
-            files = job.run(fraction -> progress.estimate((long) (fraction * estimate.get())));
-          } catch (Declined | RuntimeException e) {
-            stop.set(true);
-            // a file outside the plain shape cancels the engine: report that reason
-            try {
-              shapeRecords(shape);
-            } catch (Declined shapeFailure) {
-              if (!(shapeFailure.getCause() instanceof java.util.concurrent.CancellationException)) {
-                throw shapeFailure;
-              }
+            long records = CsvShape.check(file, columns.size(), stop::get);
+            estimate.set(records);
+            return records;
+          } catch (CsvShape.NotPlain | IOException | RuntimeException e) {
+            shapeFailed.set(true);
+            FileIngestEngine.Job prepared = running.get();
+            if (prepared != null) {
+              prepared.cancel();
             }
             throw e;
           }
-          expectedRows = shapeRecords(shape);
-        } else {
-          expectedRows = parquetRows(file);
-          files = job.run(fraction -> progress.estimate((long) (fraction * expectedRows)));
+        });
+        try {
+          job = engine.prepare(request);
+          running.set(job);
+          if (shapeFailed.get()) {
+            job.cancel();
+          }
+          preparedNanos = System.nanoTime();
+          files = job.run(fraction -> progress.estimate((long) (fraction * estimate.get())));
+          ranNanos = System.nanoTime();
+        } catch (Declined | RuntimeException e) {
+          stop.set(true);
+          // a file outside the plain shape cancels the engine: report that reason
+          try {
+            shapeRecords(shape);
+          } catch (Declined shapeFailure) {
+            if (!(shapeFailure.getCause() instanceof java.util.concurrent.CancellationException)) {
+              throw shapeFailure;
+            }
+          }
+          throw e;
         }
+        expectedRows = shapeRecords(shape);
+      } else {
+        job = engine.prepare(request);
+        preparedNanos = System.nanoTime();
+        expectedRows = parquetRows(file);
+        files = job.run(fraction -> progress.estimate((long) (fraction * expectedRows)));
+        ranNanos = System.nanoTime();
       }
+      // the engine releases its resources (DuckDB frees its memory) while the files are checked and
+      // placed; the staging directory, which holds the engine's spill files, goes only after that
+      closing = closeAside(job);
       long writtenNanos = System.nanoTime();
       long rows = 0;
       for (WrittenFile written : files) {
@@ -203,8 +232,9 @@ final class EngineIngest {
       }
       placed = place(files, staging);
       done = true;
-      LOG.debug("Ingest into {}: {} wrote {} rows in {} files in {} ms, checked and placed them in {} ms", id,
-          engine.name(), rows, placed.size(), (writtenNanos - startNanos) / 1_000_000,
+      LOG.debug("Ingest into {}: {} wrote {} rows in {} files in {} ms (prepared in {} ms, ran {} ms), checked and"
+          + " placed them in {} ms", id, engine.name(), rows, placed.size(), (writtenNanos - startNanos) / 1_000_000,
+          (preparedNanos - startNanos) / 1_000_000, (ranNanos - preparedNanos) / 1_000_000,
           (System.nanoTime() - writtenNanos) / 1_000_000);
       return Optional.of(new Written(placed, rows, engine.name()));
     } catch (Declined e) {
@@ -220,6 +250,9 @@ final class EngineIngest {
       LOG.warn("Ingest into {} runs on the Java path: {} failed: {}", id, engine.name(), e.toString(), e);
       return Optional.empty();
     } finally {
+      if (job != null) {
+        closed(job, closing);
+      }
       if (staging != null) {
         deleteRecursively(staging);
       }
@@ -230,6 +263,33 @@ final class EngineIngest {
         io.forgetCreatedFiles();
         progress.setRows(0);
       }
+    }
+  }
+
+  /** Closes {@code job} on a thread of its own (not the store's workers, which may all be busy). */
+  private static Thread closeAside(FileIngestEngine.Job job) {
+    Thread thread = new Thread(job::close, "featurestore-engine-close");
+    thread.setDaemon(true);
+    thread.start();
+    return thread;
+  }
+
+  /** Waits for {@code closing} to close {@code job}, or closes it here; interrupts are kept for later. */
+  private static void closed(FileIngestEngine.Job job, Thread closing) {
+    if (closing == null) {
+      job.close();
+      return;
+    }
+    boolean interrupted = false;
+    while (closing.isAlive()) {
+      try {
+        closing.join();
+      } catch (InterruptedException e) {
+        interrupted = true; // the engine's files must be released before its directory goes
+      }
+    }
+    if (interrupted) {
+      Thread.currentThread().interrupt();
     }
   }
 
@@ -357,8 +417,11 @@ final class EngineIngest {
   }
 
   private static ParquetMetadata footer(Path file) {
+    // Parquet's default read options build a Hadoop Configuration, which parses its XML resources
+    // for every file: a plain configuration reads the same footer without them
+    ParquetReadOptions options = ParquetReadOptions.builder(new PlainParquetConfiguration()).build();
     try (ParquetFileReader reader = ParquetFileReader.open(
-        ParquetInput.of(org.apache.iceberg.Files.localInput(file.toFile())))) {
+        ParquetInput.of(org.apache.iceberg.Files.localInput(file.toFile())), options)) {
       return reader.getFooter();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
