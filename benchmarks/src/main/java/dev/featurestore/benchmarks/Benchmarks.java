@@ -121,6 +121,6 @@ public final class Benchmarks {
     System.err.println("usage: benchmarks/run <name> [key=value ...]");
     System.err.println("benchmarks:");
     BENCHMARKS.forEach((name, what) -> System.err.printf(Locale.ROOT, "  %-22s %s%n", name, what));
-    System.err.println("settings: rows=, engine=auto|java (ingest-csv, ingest-parquet), mb=, heap=, partsize=, threshold= (upload), events=, docs=, updates=, seconds=, rate=, days=, buckets=, lookups= (lookup, online-get), baselineLookups=, batches=, baselineBatches=, batchSize= (online-batch), append= (online-materialize), rowsPerDay= (pruning), commits= (tiering), labels=, features=, ttlHours= (training-set), threads=, memoryLimit= (sql-*, training-set), warmups=, iterations=, seed=, only=ours|baseline, bench.dir=");
+    System.err.println("settings: rows=, engine=auto|java (ingest-csv, ingest-parquet), mb=, heap=, partsize=, threshold= (upload), events=, docs=, updates=, seconds=, rate=, lags=<prefix> (cdc-freshness: per-entry lag CSVs), days=, buckets=, lookups= (lookup, online-get), baselineLookups=, batches=, baselineBatches=, batchSize= (online-batch), append= (online-materialize), rowsPerDay= (pruning), commits= (tiering), labels=, features=, ttlHours= (training-set), threads=, memoryLimit= (sql-*, training-set), warmups=, iterations=, seed=, only=ours|baseline, bench.dir=");
   }
 }
