@@ -39,7 +39,7 @@ class CdcCrashTest {
   @TempDir Path dir;
 
   /** One child run: what it acknowledged and how it ended. */
-  record Run(List<Long> acked, boolean paused, boolean done) {
+  record Run(List<Long> acked, boolean paused, boolean done, List<String> lines) {
     long maxAcked() {
       return acked.stream().mapToLong(Long::longValue).max().orElse(0);
     }
@@ -63,12 +63,17 @@ class CdcCrashTest {
       child.kill(); // SIGKILL on Linux
       List<String> lines = child.lines();
       List<Long> acked = lines.stream().filter(l -> l.startsWith("ACK ")).map(l -> Long.parseLong(l.substring(4))).toList();
-      return new Run(acked, lines.stream().anyMatch(l -> l.startsWith("PAUSED")), lines.contains("DONE"));
+      return new Run(acked, lines.stream().anyMatch(l -> l.startsWith("PAUSED")), lines.contains("DONE"), lines);
     }
   }
 
   /** Restarts in this JVM, flushes, closes, and checks exactly-once against everything acknowledged. */
   private void restartAndVerify(String mode, Set<Long> acked) {
+    restartAndVerify(mode, acked, List.of());
+  }
+
+  /** As {@link #restartAndVerify(String, Set)}; {@code runs} (what each child printed) go into failure messages. */
+  private void restartAndVerify(String mode, Set<Long> acked, List<Run> runs) {
     try (FeatureStore store = FeatureStore.openLocal(dir.resolve("store"))) {
       try (CdcPipeline cdc = CdcCrashChild.pipeline(store, dir.resolve("wal"), mode, BATCH).build()) {
         cdc.flush();
@@ -81,7 +86,8 @@ class CdcCrashTest {
         assertThat(new HashSet<>(seqs)).as("no duplicates in the change log").hasSize(seqs.size());
         assertThat(seqs).as("every acknowledged entry").containsAll(acked);
         last = seqs.stream().mapToLong(Long::longValue).max().orElse(0);
-        assertThat(last).as("at most the entry in flight beyond the acknowledged").isBetween(maxAcked, maxAcked + 1);
+        assertThat(last).as("at most the entry in flight beyond the acknowledged; the children printed "
+            + runs.stream().map(Run::lines).toList()).isBetween(maxAcked, maxAcked + 1);
         assertThat(seqs).as("contiguous").hasSize((int) last);
         for (Record r : CdcTestSupport.rows(store, CdcTestSupport.LOG)) {
           long seq = (Long) r.getField("seq");
@@ -173,10 +179,12 @@ class CdcCrashTest {
   void killedAtRandomPoints_threeRunsInARow_holdsExactlyTheAcknowledgedEntries() throws Exception {
     Random random = new Random(42);
     Set<Long> acked = new HashSet<>();
+    List<Run> runs = new java.util.ArrayList<>();
     for (int i = 0; i < 3; i++) {
       Run run = runChild("BOTH", "none", 1, random.nextInt(BATCH * 2));
       acked.addAll(run.acked());
+      runs.add(run);
     }
-    restartAndVerify("BOTH", acked);
+    restartAndVerify("BOTH", acked, runs);
   }
 }
