@@ -232,7 +232,8 @@ final class CdcTables {
     if (s.changeLog() != null) {
       Table t = open(s, s.changeLog(), CdcMode.CHANGE_LOG);
       ChangeLogWriter.checkSchema(t.schema(), s.changeLog().toString());
-      changeLog = new ChangeLogWriter(t, s.changeLog().toString(), s.shard(), codec, hooks, pending);
+      changeLog = new ChangeLogWriter(t, s.changeLog().toString(), s.shard(), codec, hooks, pending,
+          coordination(s.store(), s.changeLog()));
       writers.add(changeLog);
     }
     if (s.currentState() != null) {

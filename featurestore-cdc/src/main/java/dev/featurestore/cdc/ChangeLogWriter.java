@@ -4,6 +4,7 @@ import dev.featurestore.InvalidArgumentException;
 import dev.featurestore.InvalidStateException;
 import dev.featurestore.core.base.CommitMarks;
 import dev.featurestore.core.base.CommitPhases;
+import dev.featurestore.core.base.TableCoordination;
 import java.time.LocalDateTime;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
@@ -12,6 +13,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.locks.ReentrantLock;
 import org.apache.iceberg.AppendFiles;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.HasTableOperations;
@@ -42,14 +44,17 @@ final class ChangeLogWriter implements TableWriter {
   private final Map<String, String> writerProperties;
   private final Hooks hooks;
   private final PendingFiles pending;
+  private final TableCoordination coordination;
 
-  ChangeLogWriter(Table table, String name, String shard, String compression, Hooks hooks, PendingFiles pending) {
+  ChangeLogWriter(Table table, String name, String shard, String compression, Hooks hooks, PendingFiles pending,
+      TableCoordination coordination) {
     this.table = table;
     this.name = name;
     this.shard = shard;
     this.writerProperties = writerProperties(compression);
     this.hooks = hooks;
     this.pending = pending;
+    this.coordination = coordination;
   }
 
   /**
@@ -151,6 +156,11 @@ final class ChangeLogWriter implements TableWriter {
       bytes += file.fileSizeInBytes();
     }
     CommitMarks commitMark = CommitMarks.create();
+    // under the store's commit lock of the table, as every maintenance commit of this store: an
+    // expiry or compaction committing between this refresh and this commit made the commit fail
+    // and retry, each failed attempt leaving a metadata.json no log names (until orphan removal)
+    ReentrantLock lock = coordination.commitLock();
+    lock.lock();
     try {
       table.refresh(); // the marks to carry forward are the newest ones
       appendWithMark(table, files, lastSeq, commitMark, hooks);
@@ -159,6 +169,8 @@ final class ChangeLogWriter implements TableWriter {
     } catch (RuntimeException | Error e) {
       DataFileSink.deleteFiles(table, files, prepared.marker());
       throw e;
+    } finally {
+      lock.unlock();
     }
     DataFileSink.committed(prepared.marker());
     hooks.at("commit.after");
