@@ -34,14 +34,9 @@ public final class ScanPlanning {
 
   static boolean inline(Table table, Snapshot snapshot) {
     String list = snapshot.manifestListLocation();
-    if (list == null || !isLocal(list)) {
+    if (list == null || !CommitPhases.isLocal(list)) {
       return false;
     }
     return snapshot.dataManifests(table.io()).size() + snapshot.deleteManifests(table.io()).size() <= MAX_INLINE_MANIFESTS;
-  }
-
-  /** A plain absolute path or a {@code file:} URI. */
-  static boolean isLocal(String location) {
-    return location.startsWith("/") || location.startsWith("file:");
   }
 }

@@ -97,9 +97,9 @@ class ScanPlanningTest {
 
   @Test
   void onlyLocalPathsAreLocal() {
-    assertThat(ScanPlanning.isLocal("/tmp/w/metadata/snap-1.avro")).isTrue();
-    assertThat(ScanPlanning.isLocal("file:/tmp/w/metadata/snap-1.avro")).isTrue();
-    assertThat(ScanPlanning.isLocal("s3://bucket/w/metadata/snap-1.avro")).isFalse();
-    assertThat(ScanPlanning.isLocal("gs://bucket/w/metadata/snap-1.avro")).isFalse();
+    assertThat(CommitPhases.isLocal("/tmp/w/metadata/snap-1.avro")).isTrue();
+    assertThat(CommitPhases.isLocal("file:/tmp/w/metadata/snap-1.avro")).isTrue();
+    assertThat(CommitPhases.isLocal("s3://bucket/w/metadata/snap-1.avro")).isFalse();
+    assertThat(CommitPhases.isLocal("gs://bucket/w/metadata/snap-1.avro")).isFalse();
   }
 }
