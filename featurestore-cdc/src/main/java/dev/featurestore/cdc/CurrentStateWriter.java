@@ -4,6 +4,7 @@ import dev.featurestore.InvalidArgumentException;
 import dev.featurestore.InvalidStateException;
 import dev.featurestore.core.base.CommitMarks;
 import dev.featurestore.core.base.CommitPhases;
+import dev.featurestore.core.base.ScanPlanning;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
@@ -116,7 +117,7 @@ final class CurrentStateWriter implements TableWriter {
       affected.add(values(partitionKey, spec.fields().size()));
     }
     List<DataFile> toRewrite = new ArrayList<>();
-    try (CloseableIterable<FileScanTask> tasks = (base == null ? CloseableIterable.<FileScanTask>empty() : table.newScan().useSnapshot(base.snapshotId()).planFiles())) {
+    try (CloseableIterable<FileScanTask> tasks = (base == null ? CloseableIterable.<FileScanTask>empty() : ScanPlanning.newScan(table, base).planFiles())) {
       for (FileScanTask task : tasks) {
         if (!task.deletes().isEmpty()) {
           throw new InvalidStateException("Cannot upsert into CDC current state " + name

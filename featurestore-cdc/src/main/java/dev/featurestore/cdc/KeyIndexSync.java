@@ -2,6 +2,7 @@ package dev.featurestore.cdc;
 
 import dev.featurestore.InvalidStateException;
 import dev.featurestore.core.base.RowMoves;
+import dev.featurestore.core.base.ScanPlanning;
 import dev.featurestore.core.base.TableCoordination;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -94,7 +95,7 @@ final class KeyIndexSync {
     }
     List<FileScanTask> tasks = new ArrayList<>();
     long rows = 0;
-    try (CloseableIterable<FileScanTask> planned = table.newScan().useSnapshot(current.snapshotId()).planFiles()) {
+    try (CloseableIterable<FileScanTask> planned = ScanPlanning.newScan(table, current).planFiles()) {
       for (FileScanTask task : planned) {
         tasks.add(task);
         rows += task.file().recordCount();

@@ -10,6 +10,7 @@ import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import dev.featurestore.core.storage.ForwardingFileIO;
 import java.util.Set;
+import org.apache.iceberg.Table;
 import org.apache.iceberg.io.FileIO;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -79,5 +80,13 @@ class CdcLayeringTest {
   @Test
   void fileIOWrappers_extendTheForwardingBase() {
     classes().that(WRAPS_A_FILE_IO).should().beAssignableTo(ForwardingFileIO.class).check(cdc);
+  }
+
+  @Test
+  void tableScans_startInCoresScanPlanning() {
+    noClasses().that().resideInAPackage("dev.featurestore.cdc..")
+        .should().callMethod(Table.class, "newScan")
+        .because("core.base.ScanPlanning decides where a scan is planned")
+        .check(cdc);
   }
 }

@@ -4,6 +4,7 @@ import dev.featurestore.FeatureStore;
 import dev.featurestore.FeatureTable;
 import dev.featurestore.SnapshotInfo;
 import dev.featurestore.TableId;
+import dev.featurestore.core.base.ScanPlanning;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -121,10 +122,7 @@ final class InspectCommands {
         t.snapshots().snapshot(snapshot); // the API's SnapshotNotFoundException for an unknown id
       }
       Table table = t.unwrap(Table.class);
-      TableScan scan = table.newScan();
-      if (snapshot != null) {
-        scan = scan.useSnapshot(snapshot);
-      }
+      TableScan scan = snapshot == null ? ScanPlanning.newCurrentScan(table) : ScanPlanning.newScan(table, snapshot);
       List<Map<String, Object>> rows = new ArrayList<>();
       try (CloseableIterable<FileScanTask> tasks = scan.planFiles()) {
         for (FileScanTask task : tasks) {

@@ -7,13 +7,16 @@ import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
+import dev.featurestore.core.base.ScanPlanning;
+import org.apache.iceberg.Table;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
  * The command line stays on the public surface: the API, cdc's and duckdb's public types, and of
- * core only the dashboard report (a documented public entry point); Iceberg types only through
- * the documented {@code unwrap} escape hatch. Only the main class is public.
+ * core only the dashboard report (a documented public entry point) and the scan entry point
+ * ({@code ScanPlanning}: every table scan starts there); Iceberg types only through the
+ * documented {@code unwrap} escape hatch. Only the main class is public.
  */
 class CliLayeringTest {
   private static JavaClasses cli;
@@ -25,10 +28,19 @@ class CliLayeringTest {
   }
 
   @Test
-  void cli_usesOfCoreOnlyTheDashboardReport() {
+  void cli_usesOfCoreOnlyTheDashboardReportAndTheScanEntryPoint() {
     noClasses().that().resideInAPackage("dev.featurestore.cli..")
         .should().dependOnClassesThat(JavaClass.Predicates.resideInAPackage("dev.featurestore.core..")
-            .and(com.tngtech.archunit.base.DescribedPredicate.not(JavaClass.Predicates.type(dev.featurestore.core.dashboard.DashboardReport.class))))
+            .and(com.tngtech.archunit.base.DescribedPredicate.not(JavaClass.Predicates.type(dev.featurestore.core.dashboard.DashboardReport.class)))
+            .and(com.tngtech.archunit.base.DescribedPredicate.not(JavaClass.Predicates.type(ScanPlanning.class))))
+        .check(cli);
+  }
+
+  @Test
+  void tableScans_startInCoresScanPlanning() {
+    noClasses().that().resideInAPackage("dev.featurestore.cli..")
+        .should().callMethod(Table.class, "newScan")
+        .because("core.base.ScanPlanning decides where a scan is planned")
         .check(cli);
   }
 

@@ -4,6 +4,7 @@ import dev.featurestore.NotFoundException;
 import dev.featurestore.TableId;
 import dev.featurestore.TimeTravelQuery;
 import dev.featurestore.core.base.NanComparisons;
+import dev.featurestore.core.base.ScanPlanning;
 import dev.featurestore.core.base.UuidBounds;
 import dev.featurestore.core.base.VersionResolver;
 import java.io.IOException;
@@ -136,7 +137,7 @@ final class ScanPlanner {
     if (all == null) {
       List<FileScanTask> planned = new ArrayList<>();
       // scans drop column stats unless asked; pruning needs them (and a cached plan serves any filter)
-      org.apache.iceberg.TableScan scan = table.newScan().useSnapshot(snapshot.snapshotId()).includeColumnStats();
+      org.apache.iceberg.TableScan scan = ScanPlanning.newScan(table, snapshot).includeColumnStats();
       try (CloseableIterable<FileScanTask> files = scan.planFiles()) {
         files.forEach(planned::add);
       } catch (IOException e) {

@@ -8,6 +8,7 @@ import dev.featurestore.SnapshotInfo;
 import dev.featurestore.StorageException;
 import dev.featurestore.TableId;
 import dev.featurestore.TableStats;
+import dev.featurestore.core.base.ScanPlanning;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -244,7 +245,7 @@ public final class DashboardReport {
     try {
       Table iceberg = table.unwrap(Table.class);
       if (iceberg.currentSnapshot() != null) {
-        try (CloseableIterable<FileScanTask> tasks = iceberg.newScan().planFiles()) {
+        try (CloseableIterable<FileScanTask> tasks = ScanPlanning.newCurrentScan(iceberg).planFiles()) {
           for (FileScanTask task : tasks) {
             long size = Math.max(1, task.file().fileSizeInBytes());
             long bucket = 1024;

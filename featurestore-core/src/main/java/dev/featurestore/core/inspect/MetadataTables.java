@@ -7,6 +7,7 @@ import dev.featurestore.MetadataTable;
 import dev.featurestore.QueryResult;
 import dev.featurestore.core.base.ListResult;
 import dev.featurestore.core.base.OperationLog;
+import dev.featurestore.core.base.ScanPlanning;
 import dev.featurestore.core.base.TableHandle;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -82,7 +83,7 @@ public final class MetadataTables {
   /** Every row of an Iceberg metadata table, as generic records of its schema. */
   static List<Record> scan(Table metadata, Schema schema) {
     List<Record> rows = new ArrayList<>();
-    try (CloseableIterable<FileScanTask> tasks = metadata.newScan().planFiles()) {
+    try (CloseableIterable<FileScanTask> tasks = ScanPlanning.newCurrentScan(metadata).planFiles()) {
       for (FileScanTask task : tasks) {
         try (CloseableIterable<StructLike> structs = task.asDataTask().rows()) {
           for (StructLike struct : structs) {

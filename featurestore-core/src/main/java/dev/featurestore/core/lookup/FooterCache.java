@@ -3,6 +3,7 @@ package dev.featurestore.core.lookup;
 import dev.featurestore.BloomFilter;
 import dev.featurestore.StorageException;
 import dev.featurestore.core.base.BloomKeys;
+import dev.featurestore.core.base.ScanPlanning;
 import dev.featurestore.core.storage.ParquetInput;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -56,7 +57,7 @@ final class FooterCache {
     List<FileScanTask> tasks = snapshots.get(snapshotId);
     if (tasks == null) {
       tasks = new ArrayList<>();
-      try (CloseableIterable<FileScanTask> planned = table.newScan().useSnapshot(snapshotId).includeColumnStats().planFiles()) {
+      try (CloseableIterable<FileScanTask> planned = ScanPlanning.newScan(table, snapshotId).includeColumnStats().planFiles()) {
         planned.forEach(tasks::add);
       } catch (IOException e) {
         throw new UncheckedIOException(e);

@@ -11,6 +11,7 @@ import dev.featurestore.core.base.CommitMarks;
 import dev.featurestore.core.base.CommitPhases;
 import dev.featurestore.core.base.Errors;
 import dev.featurestore.core.base.RowMoves;
+import dev.featurestore.core.base.ScanPlanning;
 import dev.featurestore.core.base.TableHandle;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -581,8 +582,7 @@ final class CompactionOperation implements Compaction {
 
   private List<FileScanTask> plan(Table table, Snapshot start) {
     List<FileScanTask> tasks = new ArrayList<>();
-    try (CloseableIterable<FileScanTask> files = table.newScan()
-        .useSnapshot(start.snapshotId())
+    try (CloseableIterable<FileScanTask> files = ScanPlanning.newScan(table, start)
         .filter(filter)
         .ignoreResiduals()
         .planFiles()) {

@@ -15,6 +15,7 @@ import dev.featurestore.MaintenanceTask;
 import dev.featurestore.OrphanFilesResult;
 import dev.featurestore.RewriteManifestsResult;
 import dev.featurestore.TableMaintenance;
+import dev.featurestore.core.base.ScanPlanning;
 import dev.featurestore.core.base.TableHandle;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -93,7 +94,7 @@ final class PlannedMaintenance implements MaintenancePlan {
         long small = Math.max(1, target * 3 / 4);
         long smallFiles = 0;
         Set<String> deleteFiles = new HashSet<>();
-        try (CloseableIterable<FileScanTask> tasks = table.newScan().useSnapshot(current.snapshotId()).planFiles()) {
+        try (CloseableIterable<FileScanTask> tasks = ScanPlanning.newScan(table, current).planFiles()) {
           for (FileScanTask task : tasks) {
             if (task.file().fileSizeInBytes() < small) {
               smallFiles++;

@@ -1,5 +1,6 @@
 package dev.featurestore.core.online;
 
+import dev.featurestore.core.base.ScanPlanning;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
@@ -133,7 +134,7 @@ final class RowSource {
   /** The tasks of {@code snapshotId}, oldest data first (data sequence number, then path). */
   static List<FileScanTask> plan(Table table, long snapshotId, org.apache.iceberg.expressions.Expression filter) {
     List<FileScanTask> tasks = new ArrayList<>();
-    try (CloseableIterable<FileScanTask> planned = table.newScan().useSnapshot(snapshotId).filter(filter).planFiles()) {
+    try (CloseableIterable<FileScanTask> planned = ScanPlanning.newScan(table, snapshotId).filter(filter).planFiles()) {
       planned.forEach(tasks::add);
     } catch (IOException e) {
       throw new UncheckedIOException(e);

@@ -119,11 +119,10 @@ final class ScanExecution {
 
   private static List<FileScanTask> planFiles(Table table, long snapshotId, Schema readSchema, Expression filter,
       boolean caseSensitive) {
-    TableScan scan = ScanPlanning.onCallingThreadIfSmall(table.newScan()
-        .useSnapshot(snapshotId)
+    TableScan scan = ScanPlanning.newScan(table, snapshotId)
         .caseSensitive(caseSensitive)
         .project(readSchema)
-        .filter(filter), table, table.snapshot(snapshotId));
+        .filter(filter);
     List<FileScanTask> tasks = new ArrayList<>();
     try (CloseableIterable<FileScanTask> files = scan.planFiles()) {
       files.forEach(tasks::add);

@@ -3,6 +3,7 @@ package dev.featurestore.core.snapshot;
 import dev.featurestore.SnapshotDiff;
 import dev.featurestore.SnapshotDiff.ColumnChange;
 import dev.featurestore.SnapshotDiff.ColumnChange.Kind;
+import dev.featurestore.core.base.ScanPlanning;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
@@ -79,7 +80,7 @@ final class Diffs {
 
   private static Set<String> liveDataFiles(Table table, Snapshot snapshot) {
     Set<String> files = new HashSet<>();
-    try (CloseableIterable<FileScanTask> tasks = table.newScan().useSnapshot(snapshot.snapshotId()).planFiles()) {
+    try (CloseableIterable<FileScanTask> tasks = ScanPlanning.newScan(table, snapshot).planFiles()) {
       tasks.forEach(t -> files.add(t.file().location()));
     } catch (IOException e) {
       throw new UncheckedIOException(e);

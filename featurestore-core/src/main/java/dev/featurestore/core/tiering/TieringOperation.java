@@ -15,6 +15,7 @@ import dev.featurestore.TieringStatus;
 import dev.featurestore.ValidationException;
 import dev.featurestore.core.base.CommitMarks;
 import dev.featurestore.core.base.Errors;
+import dev.featurestore.core.base.ScanPlanning;
 import dev.featurestore.core.base.TableHandle;
 import dev.featurestore.core.storage.LocalFileCache;
 import dev.featurestore.core.storage.TieredFileIO;
@@ -237,7 +238,7 @@ final class TieringOperation implements Tiering {
 
   private static List<FileScanTask> files(Table table, Snapshot snapshot) {
     List<FileScanTask> tasks = new ArrayList<>();
-    try (CloseableIterable<FileScanTask> planned = table.newScan().useSnapshot(snapshot.snapshotId())
+    try (CloseableIterable<FileScanTask> planned = ScanPlanning.newScan(table, snapshot)
         .includeColumnStats().planFiles()) {
       planned.forEach(tasks::add);
     } catch (IOException e) {

@@ -8,9 +8,11 @@ import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.sli
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
+import dev.featurestore.core.base.ScanPlanning;
 import dev.featurestore.core.storage.ForwardingFileIO;
 import dev.featurestore.core.storage.ForwardingPositionOutputStream;
 import dev.featurestore.core.storage.ForwardingSeekableInputStream;
+import org.apache.iceberg.Table;
 import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.io.PositionOutputStream;
 import org.apache.iceberg.io.SeekableInputStream;
@@ -37,6 +39,8 @@ import org.junit.jupiter.api.Test;
  *       storage implements Iceberg's stream types from scratch.
  *   <li>Likewise every FileIO outside storage is a wrapper extending {@code ForwardingFileIO}:
  *       only storage implements Iceberg's FileIO from scratch.
+ *   <li>Every table scan starts in {@code base.ScanPlanning}, which picks where it is planned
+ *       (small local plans on the calling thread, not behind Iceberg's polling worker pool).
  * </ul>
  */
 class LayeringTest {
@@ -130,6 +134,14 @@ class LayeringTest {
     classes().that().areAssignableTo(FileIO.class)
         .and().resideOutsideOfPackage("dev.featurestore.core.storage..")
         .should().beAssignableTo(ForwardingFileIO.class)
+        .check(classes);
+  }
+
+  @Test
+  void tableScans_startInScanPlanning() {
+    noClasses().that().doNotHaveFullyQualifiedName(ScanPlanning.class.getName())
+        .should().callMethod(Table.class, "newScan")
+        .because("ScanPlanning decides where a scan is planned (see its Javadoc)")
         .check(classes);
   }
 }

@@ -4,9 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.featurestore.FeatureStore;
 import dev.featurestore.FeatureTable;
+import dev.featurestore.MaintenancePolicy;
+import dev.featurestore.MetadataTable;
 import dev.featurestore.SyntheticFeatures;
 import dev.featurestore.TableDefinition;
+import dev.featurestore.core.dashboard.DashboardReport;
 import dev.featurestore.core.query.TestTables;
+import dev.featurestore.core.testing.PlanningThreadsFileIO;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -101,5 +105,58 @@ class ScanPlanningTest {
     assertThat(CommitPhases.isLocal("file:/tmp/w/metadata/snap-1.avro")).isTrue();
     assertThat(CommitPhases.isLocal("s3://bucket/w/metadata/snap-1.avro")).isFalse();
     assertThat(CommitPhases.isLocal("gs://bucket/w/metadata/snap-1.avro")).isFalse();
+  }
+
+  /** A store whose FileIO records the planning threads, with a table of three data manifests and one delete manifest. */
+  private FeatureTable recordedTable(PlanningThreadsFileIO io) {
+    store = FeatureStore.builder().root(dir.resolve("recorded")).fileIO(io).build();
+    FeatureTable table = store.createTable(TableDefinition.builder(SyntheticFeatures.TABLE_ID, SyntheticFeatures.schema())
+        .formatVersion(2).build());
+    table.unwrap(Table.class).updateProperties().set(TableProperties.MANIFEST_MERGE_ENABLED, "false").commit();
+    table.refresh();
+    DataFile first = append(table, 1);
+    append(table, 2);
+    append(table, 3);
+    TestTables.positionDelete(table, first, 0);
+    table.refresh();
+    Table iceberg = table.unwrap(Table.class);
+    assertThat(iceberg.currentSnapshot().dataManifests(iceberg.io())).hasSize(3);
+    return table;
+  }
+
+  /** The operation's manifests were read, all on this thread. */
+  private static void plannedOnThisThread(PlanningThreadsFileIO io, Runnable operation) {
+    io.reset();
+    operation.run();
+    assertThat(io.threads()).containsExactly(Thread.currentThread().getName());
+  }
+
+  @Test
+  void iceberg_plansSeveralManifestsOnItsPool_whichTheRecordingSees() throws IOException {
+    PlanningThreadsFileIO io = new PlanningThreadsFileIO();
+    Table table = recordedTable(io).unwrap(Table.class);
+    io.reset();
+    plan(table.newScan());
+    // the three data manifests on the pool (the one delete manifest is read where it is asked for)
+    assertThat(io.threads()).anyMatch(name -> name.startsWith("iceberg-worker-pool"));
+    io.reset();
+    plan(ScanPlanning.newScan(table, table.currentSnapshot()));
+    assertThat(io.threads()).containsExactly(Thread.currentThread().getName());
+  }
+
+  @Test
+  void everyScanSite_plansSmallLocalSnapshots_onTheCallingThread() {
+    PlanningThreadsFileIO io = new PlanningThreadsFileIO();
+    FeatureTable table = recordedTable(io);
+    long first = table.snapshots().history().get(0).snapshotId();
+    long last = TestTables.currentSnapshotId(table);
+    plannedOnThisThread(io, () -> table.query().execute().close()); // query.ScanExecution
+    plannedOnThisThread(io, () -> table.query().count());
+    plannedOnThisThread(io, () -> table.snapshots().diff(first, last)); // snapshot.Diffs
+    plannedOnThisThread(io, () -> table.metadata(MetadataTable.PARTITIONS).close()); // inspect.MetadataTables
+    plannedOnThisThread(io, () -> table.maintenance().plan(MaintenancePolicy.defaults())); // maintenance.PlannedMaintenance
+    plannedOnThisThread(io, () -> table.lookup("entity_id").get(2L)); // lookup.FooterCache
+    plannedOnThisThread(io, () -> DashboardReport.forTable(table).render()); // dashboard.DashboardReport
+    plannedOnThisThread(io, () -> table.maintenance().compact().minInputFiles(2).execute()); // maintenance.CompactionOperation
   }
 }

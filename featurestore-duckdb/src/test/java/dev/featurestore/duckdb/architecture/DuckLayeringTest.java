@@ -11,6 +11,7 @@ import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import dev.featurestore.FeatureStoreException;
 import java.util.Set;
+import org.apache.iceberg.Table;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -96,6 +97,14 @@ class DuckLayeringTest {
   void exceptions_areFeatureStoreExceptions() {
     classes().that().resideInAPackage(DUCKDB).and().areAssignableTo(Throwable.class)
         .should().beAssignableTo(FeatureStoreException.class)
+        .check(classes);
+  }
+
+  @Test
+  void tableScans_startInCoresScanPlanning() {
+    noClasses().that().resideInAPackage(DUCKDB)
+        .should().callMethod(Table.class, "newScan")
+        .because("core.base.ScanPlanning decides where a scan is planned")
         .check(classes);
   }
 }
