@@ -128,7 +128,7 @@ final class PendingFiles {
 
     /** {@code io}, recording every file created through it here first. */
     FileIO recording(FileIO io) {
-      return new ForwardingFileIO(io) {
+      return new ForwardingFileIO(io, ForwardingFileIO.Ownership.BORROWED) {
         @Override
         public OutputFile newOutputFile(String location) {
           record(location);

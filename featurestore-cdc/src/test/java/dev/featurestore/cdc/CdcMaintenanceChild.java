@@ -106,7 +106,7 @@ public final class CdcMaintenanceChild {
     private final AtomicBoolean held = new AtomicBoolean();
 
     PausingIO(String mode) {
-      super(new LocalFileIO());
+      super(new LocalFileIO(), Ownership.OWNED);
       this.mode = mode;
     }
 

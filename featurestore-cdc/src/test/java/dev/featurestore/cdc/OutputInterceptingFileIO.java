@@ -7,7 +7,7 @@ import org.apache.iceberg.io.OutputFile;
 /** A FileIO that forwards everything and lets a subclass act before each output file is created. */
 abstract class OutputInterceptingFileIO extends ForwardingFileIO {
   OutputInterceptingFileIO(FileIO delegate) {
-    super(delegate);
+    super(delegate, Ownership.OWNED);
   }
 
   /** Called before {@code newOutputFile(path)} is forwarded; may throw to fail the creation. */

@@ -246,7 +246,7 @@ public final class PositionDeletes {
     private final List<String> created = new ArrayList<>();
 
     Recording(FileIO delegate) {
-      super(delegate);
+      super(delegate, Ownership.BORROWED);
     }
 
     @Override

@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import dev.featurestore.CatalogRecoveryResult;
 import dev.featurestore.TableId;
+import dev.featurestore.core.storage.PrefixOperations;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -47,10 +48,8 @@ public final class CatalogRecovery {
     requireNonNull(catalog, "catalog is null");
     requireNonNull(io, "io is null");
     requireNonNull(warehouse, "warehouse is null");
-    if (!(io instanceof SupportsPrefixOperations listing)) {
-      throw new UnsupportedOperationException(
-          "Cannot recover catalog: the FileIO cannot list files: " + io.getClass().getName());
-    }
+    SupportsPrefixOperations listing = PrefixOperations.of(io).orElseThrow(() -> new UnsupportedOperationException(
+        "Cannot recover catalog: the FileIO cannot list files: " + io.getClass().getName()));
     String prefix = warehouse.endsWith("/") ? warehouse : warehouse + "/";
     Map<TableIdentifier, TreeMap<Long, List<String>>> found = new TreeMap<>(Comparator.comparing(TableIdentifier::toString));
     for (FileInfo file : listing.listPrefix(prefix)) {

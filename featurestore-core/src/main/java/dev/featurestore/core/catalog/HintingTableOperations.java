@@ -1,6 +1,8 @@
 package dev.featurestore.core.catalog;
 
+import dev.featurestore.core.storage.PrefixOperations;
 import java.util.HashSet;
+import java.util.Optional;
 import java.util.Set;
 import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.TableOperations;
@@ -69,9 +71,11 @@ final class HintingTableOperations extends ForwardingTableOperations {
    */
   private void deleteLosingAttempt(TableMetadata base) {
     TableOperations delegate = delegate();
-    if (base == null || base.metadataFileLocation() == null || !(io() instanceof SupportsPrefixOperations listing)) {
+    Optional<SupportsPrefixOperations> prefixes = PrefixOperations.of(io());
+    if (base == null || base.metadataFileLocation() == null || prefixes.isEmpty()) {
       return;
     }
+    SupportsPrefixOperations listing = prefixes.get();
     try {
       String baseLocation = base.metadataFileLocation();
       long attempt = MetadataFiles.version(MetadataFiles.fileName(baseLocation)).orElse(-2) + 1;

@@ -23,7 +23,7 @@ final class MetadataWriteRecorder extends ForwardingFileIO {
   private static final ThreadLocal<String> WRITTEN = new ThreadLocal<>();
 
   MetadataWriteRecorder(FileIO delegate) {
-    super(delegate);
+    super(delegate, Ownership.BORROWED); // the store's FileIO: the catalog closing this leaves it open
   }
 
   /** The FileIO behind {@code io} if it is a recorder, else {@code io}. */

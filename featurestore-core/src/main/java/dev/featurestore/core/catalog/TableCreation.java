@@ -3,6 +3,7 @@ package dev.featurestore.core.catalog;
 import static java.util.Objects.requireNonNull;
 
 import dev.featurestore.AlreadyExistsException;
+import dev.featurestore.core.storage.PrefixOperations;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -82,10 +83,11 @@ public final class TableCreation {
    * @throws AlreadyExistsException if the location holds metadata of another table
    */
   public static Table create(Catalog catalog, FileIO io, NewTable table) {
-    if (table.expectedLocation().isEmpty() || !(io instanceof SupportsPrefixOperations listing)
-        || catalog.tableExists(table.ident())) {
+    Optional<SupportsPrefixOperations> prefixes = PrefixOperations.of(io);
+    if (table.expectedLocation().isEmpty() || prefixes.isEmpty() || catalog.tableExists(table.ident())) {
       return build(catalog, table);
     }
+    SupportsPrefixOperations listing = prefixes.get();
     String metadataFolder = table.expectedLocation().get() + "/metadata/";
     try {
       return createChecked(catalog, io, listing, table, metadataFolder);

@@ -1,6 +1,7 @@
 package dev.featurestore.core.catalog;
 
 import dev.featurestore.core.storage.LocalFileIO;
+import dev.featurestore.core.storage.PrefixOperations;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
@@ -129,10 +130,10 @@ public final class VersionHint {
   static void deleteAll(FileIO io, TableMetadata metadata) {
     List<String> files = new ArrayList<>(keptFiles(metadata));
     String location = metadata.metadataFileLocation();
-    if (location != null && location.lastIndexOf('/') >= 0
-        && io instanceof org.apache.iceberg.io.SupportsPrefixOperations listing) {
+    java.util.Optional<org.apache.iceberg.io.SupportsPrefixOperations> listing = PrefixOperations.of(io);
+    if (location != null && location.lastIndexOf('/') >= 0 && listing.isPresent()) {
       String folder = folder(location) + "/";
-      for (org.apache.iceberg.io.FileInfo file : listing.listPrefix(folder)) {
+      for (org.apache.iceberg.io.FileInfo file : listing.get().listPrefix(folder)) {
         String name = MetadataFiles.fileName(file.location());
         if (isCopy(name) && !files.contains(file.location())) {
           files.add(file.location());

@@ -27,7 +27,7 @@ final class TrackingFileIO extends ForwardingFileIO {
   private final AtomicLong bytesCompleted = new AtomicLong();
 
   TrackingFileIO(FileIO delegate) {
-    super(delegate);
+    super(delegate, Ownership.BORROWED);
   }
 
   synchronized List<String> createdLocations() {

@@ -7,6 +7,7 @@ import dev.featurestore.OrphanFileRemoval;
 import dev.featurestore.OrphanFilesResult;
 import dev.featurestore.OrphanFilesResult.OrphanFile;
 import dev.featurestore.core.base.TableHandle;
+import dev.featurestore.core.storage.PrefixOperations;
 import dev.featurestore.core.storage.TieredFileIO;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -79,10 +80,8 @@ final class OrphanFilesOperation implements OrphanFileRemoval {
     }
     used = true;
     FileIO io = handle.io();
-    if (!(io instanceof SupportsPrefixOperations listing)) {
-      throw new UnsupportedOperationException(
-          "Cannot remove orphan files: the FileIO cannot list files: " + io.getClass().getName());
-    }
+    SupportsPrefixOperations listing = PrefixOperations.of(io).orElseThrow(() -> new UnsupportedOperationException(
+        "Cannot remove orphan files: the FileIO cannot list files: " + io.getClass().getName()));
     return handle.translating("remove orphan files of table " + handle.id(), () -> {
       Table table = handle.refreshed();
       long now = handle.config().clock().millis();

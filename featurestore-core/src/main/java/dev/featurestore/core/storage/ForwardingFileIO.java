@@ -20,23 +20,41 @@ import org.apache.iceberg.io.SupportsPrefixOperations;
  * <p>It offers bulk and prefix operations, forwarded when the wrapped FileIO supports them (as
  * Iceberg's {@code ResolvingFileIO} does): {@link #deleteFiles} otherwise deletes one file at a
  * time through {@link #deleteFile(String)}; {@link #listPrefix} and {@link #deletePrefix}
- * otherwise throw {@link UnsupportedOperationException}. The calls do not route through each
- * other (as with Guava's forwarding types): a wrapper that changes how files are read overrides both
- * {@code newInputFile} methods, one that changes deletion overrides {@code deleteFile},
- * {@code deleteFiles} and {@code deletePrefix}. Iceberg's {@code newInputFile} overloads for
- * data, delete and manifest files keep their defaults, which open the file by location and
- * length through {@link #newInputFile(String, long)}.
+ * otherwise throw {@link UnsupportedOperationException}. So {@code instanceof
+ * SupportsPrefixOperations} is true of every wrapper: whether one can list is asked with {@link
+ * PrefixOperations#of}, which asks the wrapped FileIO ({@link #supportsPrefixOperations}). The
+ * calls do not route through each other (as with Guava's forwarding types): a wrapper that changes
+ * how files are read overrides both {@code newInputFile} methods, one that changes deletion
+ * overrides {@code deleteFile}, {@code deleteFiles} and {@code deletePrefix}. Iceberg's {@code
+ * newInputFile} overloads for data, delete and manifest files keep their defaults, which open the
+ * file by location and length through {@link #newInputFile(String, long)}.
  *
- * <p>{@link #initialize} and {@link #close} are forwarded too: closing a wrapper closes the
- * FileIO it wraps. Thread-safe if the wrapped FileIO is.
+ * <p>Who closes the wrapped FileIO is said when the wrapper is made ({@link Ownership}): a wrapper
+ * of a FileIO it was lent (the store's, a caller's: a per-operation wrapper, the catalog's view)
+ * neither initializes nor closes it; one that owns its FileIO forwards {@link #initialize} and
+ * {@link #close}. Thread-safe if the wrapped FileIO is.
  */
 public abstract class ForwardingFileIO implements SupportsBulkOperations, SupportsPrefixOperations {
   private static final long serialVersionUID = 1L;
 
-  private final FileIO delegate;
+  /** Whether a wrapper's {@link #initialize} and {@link #close} reach the FileIO it wraps. */
+  public enum Ownership {
+    /**
+     * The wrapped FileIO is lent (the store's, a caller's) and stays its owner's: the wrapper
+     * neither initializes nor closes it, so closing a per-operation wrapper cannot close the
+     * store's FileIO.
+     */
+    BORROWED,
+    /** The wrapper owns the FileIO it wraps (it made it, or was handed it to keep): it initializes and closes it. */
+    OWNED
+  }
 
-  protected ForwardingFileIO(FileIO delegate) {
+  private final FileIO delegate;
+  private final Ownership ownership;
+
+  protected ForwardingFileIO(FileIO delegate, Ownership ownership) {
     this.delegate = requireNonNull(delegate, "delegate is null");
+    this.ownership = requireNonNull(ownership, "ownership is null");
   }
 
   /** The wrapped FileIO. */
@@ -93,12 +111,17 @@ public abstract class ForwardingFileIO implements SupportsBulkOperations, Suppor
     prefixOperations("delete", prefix).deletePrefix(prefix);
   }
 
+  /**
+   * Whether {@link #listPrefix} and {@link #deletePrefix} work: whether the wrapped FileIO supports
+   * them ({@link PrefixOperations#of}). A wrapper that lists by itself overrides this.
+   */
+  public boolean supportsPrefixOperations() {
+    return PrefixOperations.of(delegate).isPresent();
+  }
+
   private SupportsPrefixOperations prefixOperations(String verb, String prefix) {
-    if (delegate instanceof SupportsPrefixOperations prefixes) {
-      return prefixes;
-    }
-    throw new UnsupportedOperationException("Cannot " + verb + " files by prefix: "
-        + delegate.getClass().getName() + " does not support prefix operations: " + prefix);
+    return PrefixOperations.of(delegate).orElseThrow(() -> new UnsupportedOperationException("Cannot " + verb
+        + " files by prefix: " + delegate.getClass().getName() + " does not support prefix operations: " + prefix));
   }
 
   @Override
@@ -106,14 +129,20 @@ public abstract class ForwardingFileIO implements SupportsBulkOperations, Suppor
     return delegate.properties();
   }
 
+  /** Initializes the wrapped FileIO if this wrapper owns it; a borrowed one was initialized by its owner. */
   @Override
   public void initialize(Map<String, String> properties) {
-    delegate.initialize(properties);
+    if (ownership == Ownership.OWNED) {
+      delegate.initialize(properties);
+    }
   }
 
+  /** Closes the wrapped FileIO if this wrapper owns it; a borrowed one stays open for its owner. */
   @Override
   public void close() {
-    delegate.close();
+    if (ownership == Ownership.OWNED) {
+      delegate.close();
+    }
   }
 
   @Override

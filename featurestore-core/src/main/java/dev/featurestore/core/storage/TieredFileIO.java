@@ -30,6 +30,9 @@ import org.apache.iceberg.io.SupportsPrefixOperations;
  * is gone (moved to cold by tiering; older snapshots still name the hot path) is read from its
  * cold counterpart, at the same path relative to the warehouse. Metadata is always written hot.
  *
+ * <p>It implements prefix operations, refused when the tier a prefix is in cannot list: whether it
+ * can is asked with {@link PrefixOperations#of}.
+ *
  * <p>Thread-safe. Closing it stops its fetch threads; the hot and cold FileIOs belong to the caller.
  */
 public final class TieredFileIO implements SupportsPrefixOperations, SupportsBulkOperations {
@@ -231,10 +234,16 @@ public final class TieredFileIO implements SupportsPrefixOperations, SupportsBul
     prefixOps(prefix).deletePrefix(prefix);
   }
 
+  /** Whether both tiers can list and delete by prefix ({@link PrefixOperations#of}). */
+  boolean supportsPrefixOperations() {
+    return PrefixOperations.of(hot).isPresent() && PrefixOperations.of(cold).isPresent();
+  }
+
   private SupportsPrefixOperations prefixOps(String prefix) {
     FileIO io = isCold(prefix) ? cold : hot;
-    if (io instanceof SupportsPrefixOperations ops) {
-      return ops;
+    Optional<SupportsPrefixOperations> ops = PrefixOperations.of(io);
+    if (ops.isPresent()) {
+      return ops.get();
     }
     throw new UnsupportedOperationException("Cannot list or delete by prefix: " + io.getClass().getSimpleName()
         + " does not support it: " + prefix);

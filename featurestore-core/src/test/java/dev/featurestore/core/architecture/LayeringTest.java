@@ -5,9 +5,13 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
+import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.lang.ArchCondition;
+import com.tngtech.archunit.lang.ConditionEvents;
+import com.tngtech.archunit.lang.SimpleConditionEvent;
 import dev.featurestore.core.base.ScanPlanning;
 import dev.featurestore.core.storage.ForwardingFileIO;
 import dev.featurestore.core.storage.ForwardingPositionOutputStream;
@@ -16,6 +20,7 @@ import org.apache.iceberg.Table;
 import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.io.PositionOutputStream;
 import org.apache.iceberg.io.SeekableInputStream;
+import org.apache.iceberg.io.SupportsPrefixOperations;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -39,6 +44,8 @@ import org.junit.jupiter.api.Test;
  *       storage implements Iceberg's stream types from scratch.
  *   <li>Likewise every FileIO outside storage is a wrapper extending {@code ForwardingFileIO}:
  *       only storage implements Iceberg's FileIO from scratch.
+ *   <li>Whether a FileIO can list by prefix is asked of {@code storage.PrefixOperations}, not
+ *       with {@code instanceof} (every wrapper implements the interface, whatever it wraps).
  *   <li>Every table scan starts in {@code base.ScanPlanning}, which picks where it is planned
  *       (small local plans on the calling thread, not behind Iceberg's polling worker pool).
  * </ul>
@@ -142,6 +149,21 @@ class LayeringTest {
     noClasses().that().doNotHaveFullyQualifiedName(ScanPlanning.class.getName())
         .should().callMethod(Table.class, "newScan")
         .because("ScanPlanning decides where a scan is planned (see its Javadoc)")
+        .check(classes);
+  }
+
+  /** Every wrapper says it supports prefix operations: whether a FileIO can list is asked of {@code PrefixOperations}. */
+  @Test
+  void listingCapability_isAskedOfPrefixOperations() {
+    classes().that().resideOutsideOfPackage("dev.featurestore.core.storage")
+        .should(new ArchCondition<JavaClass>("not test instanceof SupportsPrefixOperations") {
+          @Override
+          public void check(JavaClass c, ConditionEvents events) {
+            c.getInstanceofChecks().stream()
+                .filter(check -> check.getRawType().isEquivalentTo(SupportsPrefixOperations.class))
+                .forEach(check -> events.add(SimpleConditionEvent.violated(c, c.getName() + " tests instanceof SupportsPrefixOperations in " + check.getOwner().getFullName() + " " + check.getSourceCodeLocation())));
+          }
+        })
         .check(classes);
   }
 }

@@ -43,7 +43,7 @@ class IngestFailureTest {
     volatile boolean failMetadata;
 
     FailingFileIO() {
-      super(new LocalFileIO());
+      super(new LocalFileIO(), Ownership.OWNED);
     }
 
     @Override

@@ -317,7 +317,7 @@ class BackgroundMaintenanceTest {
     volatile Runnable onCompactionOutput;
 
     HookedFileIO() {
-      super(new LocalFileIO());
+      super(new LocalFileIO(), Ownership.OWNED);
     }
 
     @Override

@@ -42,7 +42,7 @@ class ExpireConcurrentCommitTest extends LocalStoreTest {
     final AtomicReference<Runnable> onManifestList = new AtomicReference<>();
 
     HookedIO() {
-      super(new LocalFileIO());
+      super(new LocalFileIO(), Ownership.OWNED);
     }
 
     @Override

@@ -3,6 +3,12 @@ package dev.featurestore.core.storage;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.featurestore.FeatureStore;
+import dev.featurestore.FeatureTable;
+import dev.featurestore.InvalidStateException;
+import dev.featurestore.SyntheticFeatures;
+import dev.featurestore.TableDefinition;
+import dev.featurestore.core.storage.ForwardingFileIO.Ownership;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -17,6 +23,7 @@ import org.apache.iceberg.io.FileInfo;
 import org.apache.iceberg.io.InputFile;
 import org.apache.iceberg.io.OutputFile;
 import org.apache.iceberg.io.PositionOutputStream;
+import org.apache.iceberg.io.SupportsPrefixOperations;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -68,7 +75,11 @@ class ForwardingFileIOTest {
     final List<String> deleted = new ArrayList<>();
 
     DeletionRecorder(FileIO delegate) {
-      super(delegate);
+      this(delegate, Ownership.OWNED);
+    }
+
+    DeletionRecorder(FileIO delegate, Ownership ownership) {
+      super(delegate, ownership);
     }
 
     @Override
@@ -136,14 +147,81 @@ class ForwardingFileIOTest {
   }
 
   @Test
-  void propertiesInitializeAndClose_areForwarded() {
+  void owningWrapper_forwardsInitializeAndClose() {
     PlainFileIO plain = new PlainFileIO();
-    DeletionRecorder io = new DeletionRecorder(plain);
+    DeletionRecorder io = new DeletionRecorder(plain, Ownership.OWNED);
 
     io.initialize(Map.of("a", "b"));
     assertThat(plain.initialized).isEqualTo(Map.of("a", "b"));
     assertThat(io.properties()).isEqualTo(Map.of("k", "v"));
     io.close();
     assertThat(plain.closed).hasValue(1);
+  }
+
+  @Test
+  void borrowingWrapper_neitherInitializesNorClosesTheFileIO() {
+    PlainFileIO plain = new PlainFileIO();
+    DeletionRecorder io = new DeletionRecorder(plain, Ownership.BORROWED);
+
+    io.initialize(Map.of("a", "b"));
+    assertThat(plain.initialized).isNull();
+    assertThat(io.properties()).isEqualTo(Map.of("k", "v"));
+    io.close();
+    io.close();
+    assertThat(plain.closed).hasValue(0);
+  }
+
+  @Test
+  void prefixOperations_followTheWrappedFileIO() throws IOException {
+    PlainFileIO plain = new PlainFileIO();
+    LocalFileIO local = new LocalFileIO();
+    assertThat(PrefixOperations.of(plain)).isEmpty();
+    assertThat(PrefixOperations.of(local)).containsSame(local);
+
+    DeletionRecorder overPlain = new DeletionRecorder(plain);
+    assertThat(overPlain).as("advertised by every wrapper").isInstanceOf(SupportsPrefixOperations.class);
+    assertThat(PrefixOperations.of(overPlain)).isEmpty();
+    assertThat(PrefixOperations.of(new DeletionRecorder(overPlain))).as("two wrappers deep").isEmpty();
+    DeletionRecorder overLocal = new DeletionRecorder(local);
+    assertThat(PrefixOperations.of(overLocal)).containsSame(overLocal);
+    assertThat(PrefixOperations.of(new DeletionRecorder(overLocal))).isPresent();
+
+    try (TieredFileIO overPlainHot = TieredFileIO.open(plain, local, dir.resolve("hot").toString(), "s3://cold/w",
+            dir.resolve("cache"), 1 << 20);
+        TieredFileIO overLocalHot = TieredFileIO.open(local, local, dir.resolve("hot").toString(), "s3://cold/w",
+            dir.resolve("cache2"), 1 << 20)) {
+      assertThat(PrefixOperations.of(overPlainHot)).isEmpty();
+      assertThat(PrefixOperations.of(new DeletionRecorder(overPlainHot))).isEmpty();
+      assertThat(PrefixOperations.of(overLocalHot)).containsSame(overLocalHot);
+    }
+  }
+
+  /** A store over a caller's FileIO without listing: the wrappers in between do not make it look listing-capable. */
+  @Test
+  void storeOverAWrappedFileIOWithoutListing_usesTheFallbacks_andTypedRefusals() {
+    PlainFileIO plain = new PlainFileIO();
+    DeletionRecorder wrapped = new DeletionRecorder(plain, Ownership.BORROWED);
+    try (FeatureStore store = FeatureStore.builder().root(dir.resolve("store")).fileIO(wrapped).build()) {
+      // table creation: created without the listing check of an interrupted create
+      FeatureTable table = store.createTable(TableDefinition.builder(SyntheticFeatures.TABLE_ID, SyntheticFeatures.schema()).build());
+      table.ingest().synthetic(100, 1).commit();
+      assertThat(table.query().count()).isEqualTo(100);
+      // orphan removal and catalog recovery: their typed refusal, not the wrapper's
+      assertThatThrownBy(() -> table.maintenance().removeOrphanFiles().olderThan(java.time.Duration.ofDays(3)).execute())
+          .isInstanceOf(UnsupportedOperationException.class)
+          .hasMessage("Cannot remove orphan files: the FileIO cannot list files: " + DeletionRecorder.class.getName());
+      assertThatThrownBy(store::recoverCatalog).isInstanceOf(InvalidStateException.class)
+          .hasMessage("Cannot recover catalog: the FileIO cannot list files: " + DeletionRecorder.class.getName());
+    }
+  }
+
+  @Test
+  void closingTheStore_leavesTheCallersFileIOOpen() {
+    PlainFileIO plain = new PlainFileIO();
+    try (FeatureStore store = FeatureStore.builder().root(dir.resolve("store")).fileIO(plain).build()) {
+      store.createTable(TableDefinition.builder(SyntheticFeatures.TABLE_ID, SyntheticFeatures.schema()).build())
+          .ingest().synthetic(10, 1).commit();
+    }
+    assertThat(plain.closed).as("the catalog's recording wrapper borrows the FileIO").hasValue(0);
   }
 }

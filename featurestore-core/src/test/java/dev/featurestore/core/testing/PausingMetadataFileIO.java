@@ -18,7 +18,7 @@ public final class PausingMetadataFileIO extends ForwardingFileIO {
   private final boolean empty;
 
   public PausingMetadataFileIO(boolean empty) {
-    super(new LocalFileIO());
+    super(new LocalFileIO(), Ownership.OWNED);
     this.empty = empty;
     initialize(Map.of());
   }

@@ -20,7 +20,7 @@ public final class PlanningThreadsFileIO extends ForwardingFileIO {
   private boolean writing;
 
   public PlanningThreadsFileIO() {
-    super(new LocalFileIO());
+    super(new LocalFileIO(), Ownership.OWNED);
     initialize(Map.of());
   }
 

@@ -93,7 +93,7 @@ class StorageFaultsTest {
     final Map<Object, String> openedAt = new java.util.concurrent.ConcurrentHashMap<>();
 
     CountingFileIO(FileIO delegate) {
-      super(delegate);
+      super(delegate, Ownership.OWNED);
     }
 
     List<String> unclosed() {
