@@ -169,8 +169,9 @@ final class CdcUpsertBenchmarks {
         state.refresh();
         int rounds = warmups + iterations;
         org.apache.iceberg.Snapshot last = state.currentSnapshot();
-        Harness.note("%s: current state files=%d after the runs (%d before them); last commit added %s data files, %s delete files, %s bytes",
-            UPSERT_WRITE, count(state), filesBefore, last.summary().get("added-data-files"),
+        Harness.note("%s: current state files=%d after the runs (%d before them), %d manifests; last commit added %s data files, %s delete files, %s bytes",
+            UPSERT_WRITE, count(state), filesBefore,
+            last.dataManifests(state.io()).size() + last.deleteManifests(state.io()).size(), last.summary().get("added-data-files"),
             last.summary().get("added-delete-files"), last.summary().get("added-files-size"));
         Harness.note("%s: %d update rounds", UPSERT_WRITE, rounds);
         Harness.result(UPSERT_WRITE, medians, "ms");
