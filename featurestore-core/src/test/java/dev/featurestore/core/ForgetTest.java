@@ -4,12 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.featurestore.CommitConflictException;
-import dev.featurestore.FeatureStore;
 import dev.featurestore.FeatureTable;
 import dev.featurestore.ForgetResult;
 import dev.featurestore.SnapshotNotFoundException;
 import dev.featurestore.TableDefinition;
 import dev.featurestore.core.base.RowMatches;
+import dev.featurestore.core.testing.StoreTest;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -27,8 +27,6 @@ import org.apache.iceberg.Table;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.io.CloseableIterable;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -37,21 +35,10 @@ import org.junit.jupiter.params.provider.ValueSource;
  * whose files hold them is expired except those a ref points at (reported), and the files no
  * snapshot needs are gone from disk.
  */
-class ForgetTest {
-  @TempDir
-  Path dir;
-
-  FeatureStore store;
-
-  @AfterEach
-  void close() {
-    if (store != null) {
-      store.close();
-    }
-  }
+class ForgetTest extends StoreTest {
 
   FeatureTable table(int formatVersion) {
-    store = FeatureStore.openLocal(dir.resolve("store"));
+    openLocalStore();
     return store.createTable(TableDefinition.builder("t.rows", RowDeletionTest.SCHEMA).bloomFilter("id", 1000)
         .formatVersion(formatVersion).build());
   }

@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.featurestore.CommitConflictException;
 import dev.featurestore.CommitStateUnknownException;
 import dev.featurestore.DeleteResult;
-import dev.featurestore.FeatureStore;
 import dev.featurestore.FeatureTable;
 import dev.featurestore.InvalidArgumentException;
 import dev.featurestore.InvalidStateException;
@@ -14,6 +13,7 @@ import dev.featurestore.Row;
 import dev.featurestore.Rows;
 import dev.featurestore.TableDefinition;
 import dev.featurestore.core.query.TestTables;
+import dev.featurestore.core.testing.StoreTest;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -41,9 +41,7 @@ import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.types.Types;
 import org.apache.iceberg.util.ContentFileUtil;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -53,7 +51,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * and position deletes on format 2, one delete file per data file; every reader agrees with
  * Iceberg's own; a concurrent compaction fails the commit and leaves nothing behind.
  */
-class RowDeletionTest {
+class RowDeletionTest extends StoreTest {
   static final Schema SCHEMA = new Schema(
       Types.NestedField.required(1, "id", Types.LongType.get()),
       Types.NestedField.optional(2, "x", Types.DoubleType.get()),
@@ -61,20 +59,9 @@ class RowDeletionTest {
       Types.NestedField.optional(4, "name", Types.StringType.get()),
       Types.NestedField.optional(5, "ts", Types.TimestampType.withZone()));
 
-  @TempDir
-  Path dir;
-
-  FeatureStore store;
-
-  @AfterEach
-  void close() {
-    if (store != null) {
-      store.close();
-    }
-  }
 
   FeatureTable table(int formatVersion, TableDefinition.Builder definition) {
-    store = FeatureStore.openLocal(dir.resolve("store"));
+    openLocalStore();
     return store.createTable(definition.formatVersion(formatVersion).build());
   }
 

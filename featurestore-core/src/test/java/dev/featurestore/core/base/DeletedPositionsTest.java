@@ -2,18 +2,18 @@ package dev.featurestore.core.base;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.featurestore.FeatureStore;
 import dev.featurestore.FeatureTable;
 import dev.featurestore.SyntheticFeatures;
 import dev.featurestore.TableDefinition;
 import dev.featurestore.core.query.TestTables;
+import dev.featurestore.core.storage.ForwardingFileIO;
+import dev.featurestore.core.storage.ForwardingInputFile;
 import dev.featurestore.core.storage.ForwardingSeekableInputStream;
+import dev.featurestore.core.testing.StoreTest;
 import java.io.IOException;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Map;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileScanTask;
@@ -22,25 +22,18 @@ import org.apache.iceberg.data.Record;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.io.InputFile;
-import org.apache.iceberg.io.OutputFile;
 import org.apache.iceberg.io.SeekableInputStream;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * How {@link DeletedPositions} groups the deletion vectors of one Puffin file into reads: vectors
  * lying together are one read, a gap wider than allowed or a range longer than allowed starts a
  * new one, and every vector comes out of its range with exactly its data file's positions.
  */
-class DeletedPositionsTest {
+class DeletedPositionsTest extends StoreTest {
   private static final long[] DELETED = {1, 3, 8};
 
-  @TempDir
-  Path dir;
-
-  FeatureStore store;
   Table table;
   /** The four data files' tasks, in the order of their vectors in the one Puffin file. */
   List<FileScanTask> tasks;
@@ -48,7 +41,7 @@ class DeletedPositionsTest {
 
   @BeforeEach
   void fourVectorsInOnePuffinFile() throws IOException {
-    store = FeatureStore.openLocal(dir.resolve("store"));
+    openLocalStore();
     FeatureTable featureTable = store.createTable(TableDefinition.builder(SyntheticFeatures.TABLE_ID,
         SyntheticFeatures.schema()).formatVersion(3).build());
     table = featureTable.unwrap(Table.class);
@@ -81,11 +74,6 @@ class DeletedPositionsTest {
     assertThat(tasks).allSatisfy(task -> assertThat(vector(task).location()).isEqualTo(puffin));
     // the same positions in every file: vectors of one size, so ranges can be sized in vectors
     assertThat(tasks).extracting(task -> vector(task).contentSizeInBytes()).containsOnly(size(0));
-  }
-
-  @AfterEach
-  void close() {
-    store.close();
   }
 
   private static DeleteFile vector(FileScanTask task) {
@@ -158,67 +146,36 @@ class DeletedPositionsTest {
   }
 
   /** The table's FileIO, recording each positioned read as "location@position+length". */
-  private static final class Recording implements FileIO {
-    private final FileIO delegate;
+  private static final class Recording extends ForwardingFileIO {
     final List<String> reads = new ArrayList<>();
 
     Recording(FileIO delegate) {
-      this.delegate = delegate;
+      super(delegate, Ownership.BORROWED);
     }
 
     @Override
     public InputFile newInputFile(String path) {
-      return recording(delegate.newInputFile(path));
+      return recording(super.newInputFile(path));
     }
 
     @Override
     public InputFile newInputFile(String path, long length) {
-      return recording(delegate.newInputFile(path, length));
+      return recording(super.newInputFile(path, length));
     }
 
     private InputFile recording(InputFile file) {
-      return new InputFile() {
-        @Override
-        public long getLength() {
-          return file.getLength();
-        }
-
+      return new ForwardingInputFile(file) {
         @Override
         public SeekableInputStream newStream() {
-          return new ForwardingSeekableInputStream(file.newStream()) {
+          return new ForwardingSeekableInputStream(super.newStream()) {
             @Override
             public void readFully(long position, byte[] buffer, int offset, int length) throws IOException {
-              reads.add(file.location() + "@" + position + "+" + length);
+              reads.add(location() + "@" + position + "+" + length);
               super.readFully(position, buffer, offset, length);
             }
           };
         }
-
-        @Override
-        public String location() {
-          return file.location();
-        }
-
-        @Override
-        public boolean exists() {
-          return file.exists();
-        }
       };
-    }
-
-    @Override
-    public OutputFile newOutputFile(String path) {
-      return delegate.newOutputFile(path);
-    }
-
-    @Override
-    public void deleteFile(String path) {
-      delegate.deleteFile(path);
-    }
-
-    @Override
-    public Map<String, String> properties() {
-      return delegate.properties();
     }
   }
 }

@@ -3,11 +3,11 @@ package dev.featurestore.core.base;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.featurestore.FeatureStore;
 import dev.featurestore.FeatureTable;
 import dev.featurestore.SyntheticFeatures;
 import dev.featurestore.TableDefinition;
 import dev.featurestore.core.query.TestTables;
+import dev.featurestore.core.testing.StoreTest;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -28,9 +28,7 @@ import org.apache.iceberg.data.IcebergGenerics;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.exceptions.ValidationException;
 import org.apache.iceberg.io.CloseableIterable;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -39,21 +37,10 @@ import org.junit.jupiter.params.provider.ValueSource;
  * position-delete files on format 2; each data file keeps one delete file however often its rows
  * are deleted; Iceberg's own reader agrees; a concurrent compaction fails the commit.
  */
-class PositionDeletesTest {
-  @TempDir
-  Path dir;
-
-  FeatureStore store;
-
-  @AfterEach
-  void close() {
-    if (store != null) {
-      store.close();
-    }
-  }
+class PositionDeletesTest extends StoreTest {
 
   private FeatureTable table(int formatVersion) {
-    store = FeatureStore.openLocal(dir.resolve("store"));
+    openLocalStore();
     return store.createTable(TableDefinition.builder(SyntheticFeatures.TABLE_ID, SyntheticFeatures.schema())
         .formatVersion(formatVersion).build());
   }

@@ -11,8 +11,8 @@ import dev.featurestore.TableDefinition;
 import dev.featurestore.core.dashboard.DashboardReport;
 import dev.featurestore.core.query.TestTables;
 import dev.featurestore.core.testing.PlanningThreadsFileIO;
+import dev.featurestore.core.testing.StoreTest;
 import java.io.IOException;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -24,26 +24,13 @@ import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.TableScan;
 import org.apache.iceberg.io.CloseableIterable;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** Small snapshots with local manifests are planned on the calling thread, with the same tasks; others on Iceberg's pool. */
-class ScanPlanningTest {
-  @TempDir
-  Path dir;
-
-  FeatureStore store;
-
-  @AfterEach
-  void close() {
-    if (store != null) {
-      store.close();
-    }
-  }
+class ScanPlanningTest extends StoreTest {
 
   private FeatureTable table() {
-    store = FeatureStore.openLocal(dir.resolve("store"));
+    openLocalStore();
     FeatureTable table = store.createTable(TableDefinition.builder(SyntheticFeatures.TABLE_ID, SyntheticFeatures.schema())
         .formatVersion(2).build());
     // one manifest per append, so the snapshot has as many manifests as appends

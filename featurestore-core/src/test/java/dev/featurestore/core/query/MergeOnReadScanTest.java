@@ -2,15 +2,14 @@ package dev.featurestore.core.query;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.featurestore.FeatureStore;
 import dev.featurestore.FeatureTable;
 import dev.featurestore.QueryResult;
 import dev.featurestore.Row;
 import dev.featurestore.TableDefinition;
 import dev.featurestore.core.storage.ParquetInput;
+import dev.featurestore.core.testing.StoreTest;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -33,8 +32,6 @@ import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.types.Types;
 import org.apache.iceberg.util.ContentFileUtil;
 import org.apache.parquet.hadoop.ParquetFileReader;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -46,7 +43,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * independent model, and every column (all primitive types, with nulls) as Iceberg's own reader
  * reads it. Files have many small row groups, so positions are counted across pruned groups.
  */
-class MergeOnReadScanTest {
+class MergeOnReadScanTest extends StoreTest {
   static final Schema SCHEMA = new Schema(
       Types.NestedField.required(1, "id", Types.LongType.get()),
       Types.NestedField.required(2, "version", Types.LongType.get()),
@@ -64,17 +61,6 @@ class MergeOnReadScanTest {
   /** The columns the model holds. */
   static final List<String> MODEL_COLUMNS = List.of("id", "version", "name", "x");
 
-  @TempDir
-  Path dir;
-
-  FeatureStore store;
-
-  @AfterEach
-  void close() {
-    if (store != null) {
-      store.close();
-    }
-  }
 
   /** The model's row. */
   static Map<String, Object> row(long id, long version) {
@@ -103,7 +89,7 @@ class MergeOnReadScanTest {
   @ParameterizedTest
   @ValueSource(ints = {2, 3})
   void queriesAndLookups_afterUpdatesDeletesAndCompaction_matchTheModel(int formatVersion) {
-    store = FeatureStore.openLocal(dir.resolve("store"));
+    openLocalStore();
     FeatureTable table = store.createTable(TableDefinition.builder("t.mor", SCHEMA).formatVersion(formatVersion)
         // small row groups: a file has many, and a filter on id prunes some
         .property("write.parquet.row-group-size-bytes", "2048")

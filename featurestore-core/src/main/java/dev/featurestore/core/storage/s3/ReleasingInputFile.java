@@ -1,5 +1,6 @@
 package dev.featurestore.core.storage.s3;
 
+import dev.featurestore.core.storage.ForwardingInputFile;
 import dev.featurestore.core.storage.ForwardingSeekableInputStream;
 import java.io.IOException;
 import org.apache.iceberg.io.InputFile;
@@ -12,36 +13,14 @@ import org.apache.iceberg.io.SeekableInputStream;
  * reader when a dictionary or bloom filter read fails while opening a file), which left S3
  * streams open until the garbage collector found them ("Unclosed input stream").
  */
-final class ReleasingInputFile implements InputFile {
-  private final InputFile file;
-
+final class ReleasingInputFile extends ForwardingInputFile {
   ReleasingInputFile(InputFile file) {
-    this.file = file;
-  }
-
-  @Override
-  public long getLength() {
-    return file.getLength();
+    super(file);
   }
 
   @Override
   public SeekableInputStream newStream() {
-    return new ReleasingStream(file.newStream());
-  }
-
-  @Override
-  public String location() {
-    return file.location();
-  }
-
-  @Override
-  public boolean exists() {
-    return file.exists();
-  }
-
-  @Override
-  public String toString() {
-    return file.toString();
+    return new ReleasingStream(super.newStream());
   }
 
   /** Forwards to the S3 stream (the shared forwarding base); closes it when a call fails. */

@@ -12,6 +12,7 @@ import dev.featurestore.StorageException;
 import dev.featurestore.SyntheticFeatures;
 import dev.featurestore.TableDefinition;
 import dev.featurestore.core.storage.ForwardingFileIO;
+import dev.featurestore.core.storage.ForwardingInputFile;
 import java.lang.reflect.Field;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -132,28 +133,13 @@ class StorageFaultsTest {
     }
 
     private InputFile recording(InputFile file) {
-      return new InputFile() {
-        @Override
-        public long getLength() {
-          return file.getLength();
-        }
-
+      return new ForwardingInputFile(file) {
         @Override
         public SeekableInputStream newStream() {
-          SeekableInputStream in = file.newStream();
+          SeekableInputStream in = super.newStream();
           streams.add(in);
-          openedAt.put(in, file.location());
+          openedAt.put(in, location());
           return in;
-        }
-
-        @Override
-        public String location() {
-          return file.location();
-        }
-
-        @Override
-        public boolean exists() {
-          return file.exists();
         }
       };
     }
