@@ -6,9 +6,9 @@ import dev.featurestore.FeatureTable;
 import dev.featurestore.SyntheticFeatures;
 import dev.featurestore.TableDefinition;
 import dev.featurestore.core.query.TestTables;
-import dev.featurestore.core.storage.ForwardingFileIO;
 import dev.featurestore.core.storage.ForwardingInputFile;
 import dev.featurestore.core.storage.ForwardingSeekableInputStream;
+import dev.featurestore.core.testing.InputInterceptingFileIO;
 import dev.featurestore.core.testing.StoreTest;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -146,7 +146,7 @@ class DeletedPositionsTest extends StoreTest {
   }
 
   /** The table's FileIO, recording each positioned read as "location@position+length". */
-  private static final class Recording extends ForwardingFileIO {
+  private static final class Recording extends InputInterceptingFileIO {
     final List<String> reads = new ArrayList<>();
 
     Recording(FileIO delegate) {
@@ -154,16 +154,7 @@ class DeletedPositionsTest extends StoreTest {
     }
 
     @Override
-    public InputFile newInputFile(String path) {
-      return recording(super.newInputFile(path));
-    }
-
-    @Override
-    public InputFile newInputFile(String path, long length) {
-      return recording(super.newInputFile(path, length));
-    }
-
-    private InputFile recording(InputFile file) {
+    protected InputFile intercept(InputFile file) {
       return new ForwardingInputFile(file) {
         @Override
         public SeekableInputStream newStream() {

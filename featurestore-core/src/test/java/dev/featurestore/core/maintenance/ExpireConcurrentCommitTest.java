@@ -10,8 +10,8 @@ import dev.featurestore.FeatureStore;
 import dev.featurestore.FeatureTable;
 import dev.featurestore.StorageException;
 import dev.featurestore.core.query.TestTables;
-import dev.featurestore.core.storage.ForwardingFileIO;
 import dev.featurestore.core.storage.LocalFileIO;
+import dev.featurestore.core.testing.InputInterceptingFileIO;
 import dev.featurestore.core.testing.LocalStoreTest;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -38,7 +38,7 @@ import org.junit.jupiter.api.Test;
  */
 class ExpireConcurrentCommitTest extends LocalStoreTest {
   /** The local FileIO, running a hook (once) when the first manifest list is opened for reading. */
-  static final class HookedIO extends ForwardingFileIO {
+  static final class HookedIO extends InputInterceptingFileIO {
     final AtomicReference<Runnable> onManifestList = new AtomicReference<>();
 
     HookedIO() {
@@ -46,24 +46,15 @@ class ExpireConcurrentCommitTest extends LocalStoreTest {
     }
 
     @Override
-    public InputFile newInputFile(String location) {
-      hook(location);
-      return super.newInputFile(location);
-    }
-
-    @Override
-    public InputFile newInputFile(String location, long length) {
-      hook(location);
-      return super.newInputFile(location, length);
-    }
-
-    private void hook(String location) {
+    protected InputFile intercept(InputFile file) {
+      String location = file.location();
       if (location.substring(location.lastIndexOf('/') + 1).startsWith("snap-")) {
         Runnable hook = onManifestList.getAndSet(null);
         if (hook != null) {
           hook.run();
         }
       }
+      return file;
     }
   }
 

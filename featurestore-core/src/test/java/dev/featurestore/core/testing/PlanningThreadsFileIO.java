@@ -1,6 +1,5 @@
 package dev.featurestore.core.testing;
 
-import dev.featurestore.core.storage.ForwardingFileIO;
 import dev.featurestore.core.storage.LocalFileIO;
 import java.util.ArrayList;
 import java.util.List;
@@ -15,7 +14,7 @@ import org.apache.iceberg.io.OutputFile;
  * so the names recorded are those of the planning threads: the caller's when planned on the
  * calling thread, {@code iceberg-worker-pool-*} on Iceberg's pool.
  */
-public final class PlanningThreadsFileIO extends ForwardingFileIO {
+public final class PlanningThreadsFileIO extends InputInterceptingFileIO {
   private final List<String> threads = new ArrayList<>();
   private boolean writing;
 
@@ -35,23 +34,13 @@ public final class PlanningThreadsFileIO extends ForwardingFileIO {
     return threads.stream().distinct().toList();
   }
 
-  private synchronized void opened(String location) {
-    String name = location.substring(location.lastIndexOf('/') + 1);
+  @Override
+  protected synchronized InputFile intercept(InputFile file) {
+    String name = file.location().substring(file.location().lastIndexOf('/') + 1);
     if (!writing && name.endsWith(".avro") && !name.startsWith("snap-")) {
       threads.add(Thread.currentThread().getName());
     }
-  }
-
-  @Override
-  public InputFile newInputFile(String location) {
-    opened(location);
-    return super.newInputFile(location);
-  }
-
-  @Override
-  public InputFile newInputFile(String location, long length) {
-    opened(location);
-    return super.newInputFile(location, length);
+    return file;
   }
 
   @Override

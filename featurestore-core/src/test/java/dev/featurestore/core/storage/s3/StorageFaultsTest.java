@@ -11,8 +11,8 @@ import dev.featurestore.Row;
 import dev.featurestore.StorageException;
 import dev.featurestore.SyntheticFeatures;
 import dev.featurestore.TableDefinition;
-import dev.featurestore.core.storage.ForwardingFileIO;
 import dev.featurestore.core.storage.ForwardingInputFile;
+import dev.featurestore.core.testing.InputInterceptingFileIO;
 import java.lang.reflect.Field;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -89,7 +89,7 @@ class StorageFaultsTest {
    * or by the stream itself). A stream counts as closed when its own {@code closed} flag says so:
    * Iceberg's S3InputStream and the library's stream both keep one.
    */
-  static final class CountingFileIO extends ForwardingFileIO {
+  static final class CountingFileIO extends InputInterceptingFileIO {
     final List<Object> streams = new java.util.concurrent.CopyOnWriteArrayList<>();
     final Map<Object, String> openedAt = new java.util.concurrent.ConcurrentHashMap<>();
 
@@ -123,16 +123,7 @@ class StorageFaultsTest {
     }
 
     @Override
-    public InputFile newInputFile(String path) {
-      return recording(super.newInputFile(path));
-    }
-
-    @Override
-    public InputFile newInputFile(String path, long length) {
-      return recording(super.newInputFile(path, length));
-    }
-
-    private InputFile recording(InputFile file) {
+    protected InputFile intercept(InputFile file) {
       return new ForwardingInputFile(file) {
         @Override
         public SeekableInputStream newStream() {
