@@ -204,7 +204,7 @@ public interface FeatureStore extends AutoCloseable {
    * CatalogRecoveryResult#unreadableMetadata()}; the table is registered with its newest readable
    * file, or not at all if it has none.
    *
-   * @throws UnsupportedOperationException if the store's FileIO cannot list files
+   * @throws InvalidStateException if the store's FileIO cannot list files
    * @throws StorageException if the warehouse cannot be listed or a metadata file cannot be read
    */
   CatalogRecoveryResult recoverCatalog();

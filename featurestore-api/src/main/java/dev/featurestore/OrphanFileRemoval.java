@@ -25,7 +25,8 @@ import java.time.Duration;
  *
  * <p>Single-use: a second {@code dryRun()} or {@code execute()} throws {@link
  * InvalidStateException} ({@code Cannot execute orphan file removal of table <id>: already
- * executed}).
+ * executed}); so does either on a store whose FileIO cannot list files ({@code Cannot remove
+ * orphan files: the FileIO cannot list files: <class>}).
  */
 public interface OrphanFileRemoval {
   Duration DEFAULT_SAFETY_WINDOW = Duration.ofHours(3);

@@ -3,6 +3,7 @@ package dev.featurestore.core.catalog;
 import static java.util.Objects.requireNonNull;
 
 import dev.featurestore.CatalogRecoveryResult;
+import dev.featurestore.InvalidStateException;
 import dev.featurestore.TableId;
 import dev.featurestore.core.storage.PrefixOperations;
 import java.util.ArrayList;
@@ -48,7 +49,7 @@ public final class CatalogRecovery {
     requireNonNull(catalog, "catalog is null");
     requireNonNull(io, "io is null");
     requireNonNull(warehouse, "warehouse is null");
-    SupportsPrefixOperations listing = PrefixOperations.of(io).orElseThrow(() -> new UnsupportedOperationException(
+    SupportsPrefixOperations listing = PrefixOperations.of(io).orElseThrow(() -> new InvalidStateException(
         "Cannot recover catalog: the FileIO cannot list files: " + io.getClass().getName()));
     String prefix = warehouse.endsWith("/") ? warehouse : warehouse + "/";
     Map<TableIdentifier, TreeMap<Long, List<String>>> found = new TreeMap<>(Comparator.comparing(TableIdentifier::toString));

@@ -80,7 +80,7 @@ final class OrphanFilesOperation implements OrphanFileRemoval {
     }
     used = true;
     FileIO io = handle.io();
-    SupportsPrefixOperations listing = PrefixOperations.of(io).orElseThrow(() -> new UnsupportedOperationException(
+    SupportsPrefixOperations listing = PrefixOperations.of(io).orElseThrow(() -> new InvalidStateException(
         "Cannot remove orphan files: the FileIO cannot list files: " + io.getClass().getName()));
     return handle.translating("remove orphan files of table " + handle.id(), () -> {
       Table table = handle.refreshed();

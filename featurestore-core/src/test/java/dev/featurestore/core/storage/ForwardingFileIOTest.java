@@ -208,7 +208,7 @@ class ForwardingFileIOTest {
       assertThat(table.query().count()).isEqualTo(100);
       // orphan removal and catalog recovery: their typed refusal, not the wrapper's
       assertThatThrownBy(() -> table.maintenance().removeOrphanFiles().olderThan(java.time.Duration.ofDays(3)).execute())
-          .isInstanceOf(UnsupportedOperationException.class)
+          .isInstanceOf(InvalidStateException.class)
           .hasMessage("Cannot remove orphan files: the FileIO cannot list files: " + DeletionRecorder.class.getName());
       assertThatThrownBy(store::recoverCatalog).isInstanceOf(InvalidStateException.class)
           .hasMessage("Cannot recover catalog: the FileIO cannot list files: " + DeletionRecorder.class.getName());
