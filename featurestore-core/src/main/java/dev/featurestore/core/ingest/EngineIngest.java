@@ -160,9 +160,24 @@ final class EngineIngest {
     Thread closing = null;
     try {
       staging = stagingDirectory();
+      // the shape check also checks the values of these columns, so the engine may read them typed
+      byte[] kinds = new byte[columns.size()];
+      boolean[] required = new boolean[columns.size()];
+      Set<String> canonical = new HashSet<>();
+      if (format == Format.CSV) {
+        for (int i = 0; i < columns.size(); i++) {
+          Types.NestedField column = schema.findField(columns.get(i));
+          kinds[i] = CanonicalText.kind(column.type());
+          required[i] = column.isRequired();
+          if (kinds[i] != CanonicalText.NONE) {
+            canonical.add(column.name());
+          }
+        }
+      }
       FileIngestEngine.Request request = new FileIngestEngine.Request(format, file.toAbsolutePath(), columns, schema,
           table.spec(), staging, compressionCodec(), compressionLevel(), PropertyUtil.propertyAsLong(table.properties(),
-              TableProperties.WRITE_TARGET_FILE_SIZE_BYTES, TableProperties.WRITE_TARGET_FILE_SIZE_BYTES_DEFAULT));
+              TableProperties.WRITE_TARGET_FILE_SIZE_BYTES, TableProperties.WRITE_TARGET_FILE_SIZE_BYTES_DEFAULT),
+          canonical);
       List<WrittenFile> files;
       long expectedRows;
       long preparedNanos;
@@ -178,7 +193,7 @@ final class EngineIngest {
         AtomicReference<FileIngestEngine.Job> running = new AtomicReference<>();
         shape = workers.submit(() -> {
           try {
-            long records = CsvShape.check(file, columns.size(), stop::get);
+            long records = CsvShape.check(file, kinds, required, columns.toArray(new String[0]), stop::get);
             estimate.set(records);
             return records;
           } catch (CsvShape.NotPlain | IOException | RuntimeException e) {

@@ -1,0 +1,234 @@
+package dev.featurestore.core.ingest;
+
+import org.apache.iceberg.types.Type;
+import org.apache.iceberg.types.Types;
+
+/**
+ * The canonical text of a CSV value, per type: forms narrow enough that a typed CSV reader (an
+ * engine's) and the Java path read every one of them as the same value, and that both read without
+ * an error. {@link CsvShape} checks the fields of the columns it is given a kind for; the forms are
+ * those {@link dev.featurestore.core.base.FileIngestEngine.Request#canonicalColumns()} promises:
+ *
+ * <ul>
+ *   <li>{@link #INT}, {@link #LONG}: {@code -?(0|[1-9][0-9]*)} within the type's range, not {@code -0};
+ *   <li>{@link #DOUBLE}: {@code -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]{1,4})?} whose value is
+ *       zero or between 1e-300 and 1e301 in magnitude (so it neither overflows nor underflows, nor
+ *       is subnormal);
+ *   <li>{@link #TIMESTAMP}: {@code yyyy-MM-dd}, optionally followed by {@code T} or a space, {@code
+ *       HH:mm}, optionally {@code :ss} with 1 to 6 fraction digits after a point, and an offset
+ *       ({@code Z} or {@code +HH:mm}/{@code -HH:mm} up to 18:00); a year from 1000, a real day of
+ *       the month, hours 00-23, minutes and seconds 00-59. No offset means UTC.
+ * </ul>
+ */
+final class CanonicalText {
+  static final byte NONE = 0;
+  static final byte INT = 1;
+  static final byte LONG = 2;
+  static final byte DOUBLE = 3;
+  static final byte TIMESTAMP = 4;
+
+  /** Decimal magnitudes (powers of ten of the first significant digit) a canonical double may have. */
+  private static final int MIN_MAGNITUDE = -300;
+  private static final int MAX_MAGNITUDE = 300;
+
+  private CanonicalText() {}
+
+  /** The kind checked for a column of {@code type}, or {@link #NONE}. */
+  static byte kind(Type type) {
+    switch (type.typeId()) {
+      case INTEGER:
+        return INT;
+      case LONG:
+        return LONG;
+      case DOUBLE:
+        return DOUBLE;
+      case TIMESTAMP:
+        return type instanceof Types.TimestampType ? TIMESTAMP : NONE;
+      default:
+        return NONE;
+    }
+  }
+
+  /** Whether {@code text[start, end)}, not empty, is canonical text of {@code kind}. */
+  static boolean isCanonical(byte kind, byte[] text, int start, int end) {
+    switch (kind) {
+      case INT:
+        return integer(text, start, end, Integer.MIN_VALUE, Integer.MAX_VALUE, 10);
+      case LONG:
+        return integer(text, start, end, Long.MIN_VALUE, Long.MAX_VALUE, 19);
+      case DOUBLE:
+        return decimal(text, start, end);
+      case TIMESTAMP:
+        return timestamp(text, start, end);
+      default:
+        return true;
+    }
+  }
+
+  private static boolean integer(byte[] b, int start, int end, long min, long max, int maxDigits) {
+    boolean negative = b[start] == '-';
+    int i = negative ? start + 1 : start;
+    int digits = end - i;
+    if (digits <= 0 || digits > maxDigits) {
+      return false;
+    }
+    if (b[i] == '0') {
+      return digits == 1 && !negative;
+    }
+    // accumulated negatively, as Long.parseLong does, so that the minimum fits
+    long limit = negative ? min : -max;
+    long multiplyLimit = limit / 10;
+    long value = 0;
+    for (; i < end; i++) {
+      int d = b[i] - '0';
+      if (d < 0 || d > 9 || value < multiplyLimit) {
+        return false;
+      }
+      value *= 10;
+      if (value < limit + d) {
+        return false;
+      }
+      value -= d;
+    }
+    return true;
+  }
+
+  private static boolean decimal(byte[] b, int start, int end) {
+    int i = b[start] == '-' ? start + 1 : start;
+    int integerStart = i;
+    while (i < end && isDigit(b[i])) {
+      i++;
+    }
+    int integerDigits = i - integerStart;
+    if (integerDigits == 0 || (integerDigits > 1 && b[integerStart] == '0')) {
+      return false;
+    }
+    // the power of ten of the first non-zero digit, before the exponent
+    int magnitude = Integer.MIN_VALUE;
+    for (int j = integerStart; j < i; j++) {
+      if (b[j] != '0') {
+        magnitude = i - j - 1;
+        break;
+      }
+    }
+    if (i < end && b[i] == '.') {
+      int fractionStart = ++i;
+      while (i < end && isDigit(b[i])) {
+        if (magnitude == Integer.MIN_VALUE && b[i] != '0') {
+          magnitude = fractionStart - i - 1;
+        }
+        i++;
+      }
+      if (i == fractionStart) {
+        return false;
+      }
+    }
+    int exponent = 0;
+    if (i < end && (b[i] == 'e' || b[i] == 'E')) {
+      i++;
+      boolean negative = i < end && b[i] == '-';
+      if (i < end && (b[i] == '-' || b[i] == '+')) {
+        i++;
+      }
+      int exponentStart = i;
+      while (i < end && isDigit(b[i])) {
+        exponent = exponent * 10 + b[i] - '0';
+        i++;
+      }
+      if (i == exponentStart || i - exponentStart > 4) {
+        return false;
+      }
+      exponent = negative ? -exponent : exponent;
+    }
+    if (i != end) {
+      return false;
+    }
+    if (magnitude == Integer.MIN_VALUE) {
+      return true; // zero
+    }
+    magnitude += exponent;
+    return magnitude >= MIN_MAGNITUDE && magnitude <= MAX_MAGNITUDE;
+  }
+
+  private static boolean timestamp(byte[] b, int start, int end) {
+    int length = end - start;
+    if (length < 10 || b[start] < '1' || b[start] > '9') {
+      return false;
+    }
+    int year = digits(b, start, 4);
+    int month = digits(b, start + 5, 2);
+    int day = digits(b, start + 8, 2);
+    if (year < 0 || month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)
+        || b[start + 4] != '-' || b[start + 7] != '-') {
+      return false;
+    }
+    if (length == 10) {
+      return true;
+    }
+    int i = start + 10;
+    if ((b[i] != 'T' && b[i] != ' ') || length < 16 || b[i + 3] != ':') {
+      return false;
+    }
+    int hour = digits(b, i + 1, 2);
+    int minute = digits(b, i + 4, 2);
+    if (hour < 0 || hour > 23 || minute < 0 || minute > 59) {
+      return false;
+    }
+    i += 6;
+    if (i < end && b[i] == ':') {
+      if (end - i < 3) {
+        return false;
+      }
+      int second = digits(b, i + 1, 2);
+      if (second < 0 || second > 59) {
+        return false;
+      }
+      i += 3;
+      if (i < end && b[i] == '.') {
+        int fractionStart = ++i;
+        while (i < end && isDigit(b[i])) {
+          i++;
+        }
+        if (i == fractionStart || i - fractionStart > 6) {
+          return false;
+        }
+      }
+    }
+    if (i == end) {
+      return true;
+    }
+    if (b[i] == 'Z') {
+      return i + 1 == end;
+    }
+    if ((b[i] != '+' && b[i] != '-') || end - i != 6 || b[i + 3] != ':') {
+      return false;
+    }
+    int hours = digits(b, i + 1, 2);
+    int minutes = digits(b, i + 4, 2);
+    return hours >= 0 && minutes >= 0 && (hours < 18 ? minutes <= 59 : hours == 18 && minutes == 0);
+  }
+
+  /** The number in {@code count} digits at {@code at}, or -1 when one of them is not a digit. */
+  private static int digits(byte[] b, int at, int count) {
+    int value = 0;
+    for (int i = at; i < at + count; i++) {
+      if (!isDigit(b[i])) {
+        return -1;
+      }
+      value = value * 10 + b[i] - '0';
+    }
+    return value;
+  }
+
+  private static int daysInMonth(int year, int month) {
+    return switch (month) {
+      case 2 -> (year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)) ? 29 : 28;
+      case 4, 6, 9, 11 -> 30;
+      default -> 31;
+    };
+  }
+
+  private static boolean isDigit(byte b) {
+    return b >= '0' && b <= '9';
+  }
+}
