@@ -25,7 +25,8 @@ import java.util.function.BooleanSupplier;
  * A field outside it makes the file "not plain" too, so the Java path ingests it.
  */
 final class CsvShape {
-  private static final int BUFFER = 1 << 20;
+  /** The bytes read at a time (package-private for tests of fields across a boundary). */
+  static final int BUFFER = 1 << 20;
 
   private static final int RECORD_START = 0;
   private static final int FIELD_START = 1;

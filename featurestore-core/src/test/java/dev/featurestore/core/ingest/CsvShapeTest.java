@@ -1,0 +1,189 @@
+package dev.featurestore.core.ingest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.featurestore.core.base.ValueConverters;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.apache.iceberg.types.Type;
+import org.apache.iceberg.types.Types;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@link CsvShape}'s checks of canonical text ({@link CanonicalText}): which forms pass, that every
+ * form that passes is one the Java path reads without an error, and that fields crossing the scan's
+ * buffer boundary are checked whole. (That the engine's typed reading of the forms that pass equals
+ * the Java path's is featurestore-duckdb's DuckIngestCanonicalTest.)
+ */
+class CsvShapeTest {
+  @TempDir Path dir;
+
+  static final List<String> LONGS = List.of("0", "7", "-7", "42", "9223372036854775807", "-9223372036854775808",
+      "1000000000000000000");
+  static final List<String> NOT_LONGS = List.of("-0", "007", "00", "+1", " 5", "5 ", "1_000", "0x10", "0b11", "1e3",
+      "1.0", "9223372036854775808", "-9223372036854775809", "10000000000000000000", "99999999999999999999", "-", "",
+      "5L", "١");
+  static final List<String> INTS = List.of("0", "2147483647", "-2147483648", "123");
+  static final List<String> NOT_INTS = List.of("2147483648", "-2147483649", "9999999999", "01", "+3", "3.0");
+  static final List<String> DOUBLES = List.of("0", "0.0", "-0.0", "0e10", "1.5", "-1.5", "1e10", "1E-5", "1.5e+3",
+      "0.1", "123456.789012345678", "1.0E300", "9.99e300", "1e-300", "0.001e-297", "123456789012345678901234567890",
+      "0.1000000000000000055511151231257827021181583404541015625", "1.0E-5", "4.35", "2.2250738585072014E200");
+  static final List<String> NOT_DOUBLES = List.of(".5", "5.", "+1.5", "00.5", "1e301", "1e309", "-1e400", "1e-301",
+      "1e-400", "1.7976931348623157e308", "4.9e-324", "inf", "-inf", "nan", "NaN", "Infinity", "1_0", "0x1p3", "1.5d",
+      "1.5f", " 2.5", "2.5 ", "1e", "e1", "1e+", "1e00001", "-", "1,5", "1.5e3.5");
+  static final List<String> TIMESTAMPS = List.of("2024-01-01", "2024-01-01T10:00:00Z", "2024-01-01 10:00:00",
+      "2024-01-01T10:00", "2024-01-01T10:00Z", "2024-01-01T10:00:00.1Z", "2024-01-01T10:00:00.123456Z",
+      "2024-01-01 10:00:00.123+05:30", "2024-01-01T10:00:00-18:00", "2024-01-01T10:00:00+18:00",
+      "2024-01-01T10:00:00+17:59", "2024-02-29T00:00:00Z", "2000-02-29T23:59:59", "1000-01-01T00:00:00+01:00",
+      "9999-12-31T23:59:59.999999Z", "2024-01-01 10:00:00Z", "2024-12-31T00:00:00-00:00");
+  static final List<String> NOT_TIMESTAMPS = List.of("2024-02-30T00:00:00Z", "2023-02-29", "1900-02-29T00:00:00Z",
+      "2024-04-31", "2024-01-01T24:00:00Z", "2024-01-01T23:59:60Z", "2024-01-01T10:60", "0999-12-31T00:00:00Z",
+      "0001-01-01", "+12345-01-01", "20240101", "2024-1-1", "2024/01/01", " 2024-01-01", "2024-01-01 ",
+      "2024-01-01T10:00:00.1234567Z", "2024-01-01T10:00:00.Z", "2024-01-01T10:00:00z", "2024-01-01t10:00:00",
+      "2024-01-01T10:00:00+18:01", "2024-01-01T10:00:00+19:00", "2024-01-01T10:00:00+0530", "2024-01-01T10:00:00+05",
+      "2024-01-01T10", "2024-01-01T10:0", "2024-01-01T10:00:0", "2024-13-01", "2024-00-10", "2024-01-00",
+      "2024-01-01Z", "2024-01-01T10:00:00 Z", "2024-01-01T10:00:00ZZ");
+
+  @Test
+  void canonicalText_passesOnlyItsForms() {
+    check(CanonicalText.LONG, LONGS, NOT_LONGS);
+    check(CanonicalText.INT, INTS, NOT_INTS);
+    check(CanonicalText.DOUBLE, DOUBLES, NOT_DOUBLES);
+    check(CanonicalText.TIMESTAMP, TIMESTAMPS, NOT_TIMESTAMPS);
+  }
+
+  private static void check(byte kind, List<String> canonical, List<String> not) {
+    for (String text : canonical) {
+      assertThat(canonical(kind, text)).as("%s", text).isTrue();
+    }
+    for (String text : not) {
+      if (!text.isEmpty()) {
+        assertThat(canonical(kind, text)).as("%s", text).isFalse();
+      }
+    }
+  }
+
+  private static boolean canonical(byte kind, String text) {
+    // inside a larger array, so that offsets other than 0 are exercised
+    byte[] bytes = ("xx" + text + "yy").getBytes(StandardCharsets.UTF_8);
+    return CanonicalText.isCanonical(kind, bytes, 2, bytes.length - 2);
+  }
+
+  /** Every canonical text is a value the Java path reads (the engine declines nothing the Java path takes badly). */
+  @Test
+  void canonicalText_isReadByTheJavaPath() {
+    read(Types.LongType.get(), LONGS);
+    read(Types.IntegerType.get(), INTS);
+    read(Types.DoubleType.get(), DOUBLES);
+    read(Types.TimestampType.withZone(), TIMESTAMPS);
+    read(Types.TimestampType.withoutZone(), TIMESTAMPS);
+    assertThat(CanonicalText.kind(Types.TimestampNanoType.withZone())).isEqualTo(CanonicalText.NONE);
+    assertThat(CanonicalText.kind(Types.StringType.get())).isEqualTo(CanonicalText.NONE);
+    assertThat(CanonicalText.kind(Types.FloatType.get())).isEqualTo(CanonicalText.NONE);
+  }
+
+  private static void read(Type type, List<String> texts) {
+    assertThat(CanonicalText.kind(type)).isNotEqualTo(CanonicalText.NONE);
+    ValueConverters.Converter converter = ValueConverters.forType(type);
+    for (String text : texts) {
+      Object value = converter.convert(text);
+      assertThat(value).as("%s as %s", text, type).isNotNull();
+      if (value instanceof Double d) {
+        assertThat(Double.isFinite(d)).as(text).isTrue();
+      }
+    }
+  }
+
+  @Test
+  void check_refusesAFieldOutsideItsColumnsCanonicalText_notTheHeader() throws Exception {
+    Path ok = write("n,s,t\n1,x,2024-01-01T00:00:00Z\n-5,\"y\",2024-01-01\n");
+    assertThat(check(ok)).isEqualTo(2);
+
+    assertThatThrownBy(() -> check(write("n,s,t\n1,x,2024-01-01\n+5,y,2024-01-01\n")))
+        .isInstanceOf(CsvShape.NotPlain.class).hasMessage("value of column n outside its canonical text at line 3");
+    assertThatThrownBy(() -> check(write("n,s,t\n1,x,2024-02-30\n")))
+        .isInstanceOf(CsvShape.NotPlain.class).hasMessage("value of column t outside its canonical text at line 2");
+    // unchecked columns take anything plain
+    assertThat(check(write("n,s,t\n1,+5 x,\n"))).isEqualTo(1);
+  }
+
+  @Test
+  void check_quotedFields_areCheckedInsideTheirQuotes() throws Exception {
+    assertThat(check(write("n,s,t\n\"12\",x,\"2024-01-01 10:00:00\"\n"))).isEqualTo(1);
+    assertThatThrownBy(() -> check(write("n,s,t\n\"1\"\"2\",x,\n"))).isInstanceOf(CsvShape.NotPlain.class)
+        .hasMessageContaining("column n");
+    assertThatThrownBy(() -> check(write("n,s,t\n\" 12\",x,\n"))).isInstanceOf(CsvShape.NotPlain.class)
+        .hasMessageContaining("column n");
+    assertThatThrownBy(() -> check(write("n,s,t\n1,x,\"2024-01-01\nT10:00\"\n"))).isInstanceOf(CsvShape.NotPlain.class)
+        .hasMessageContaining("column t");
+  }
+
+  @Test
+  void check_emptyFields_refusedOnlyInRequiredColumns() throws Exception {
+    // t optional: empty unquoted, quoted, last in the file without a line break
+    assertThat(check(write("n,s,t\n1,x,\n2,y,\"\"\n3,z,"))).isEqualTo(3);
+    for (String csv : List.of("n,s,t\n,x,\n", "n,s,t\n\"\",x,\n", "n,s,t\n1,x,\n,y,2024-01-01")) {
+      assertThatThrownBy(() -> check(write(csv))).as(csv).isInstanceOf(CsvShape.NotPlain.class)
+          .hasMessageStartingWith("empty field in required column n");
+    }
+  }
+
+  @Test
+  void check_theLastFieldWithoutALineBreak_isChecked() throws Exception {
+    assertThat(check(write("s,n\nx,12"), true)).isEqualTo(1);
+    assertThat(check(write("s,n\nx,\"12\""), true)).isEqualTo(1);
+    assertThatThrownBy(() -> check(write("s,n\nx,1x"), true)).isInstanceOf(CsvShape.NotPlain.class);
+    assertThatThrownBy(() -> check(write("s,n\nx,\"1x\""), true)).isInstanceOf(CsvShape.NotPlain.class);
+  }
+
+  /**
+   * A checked field at every position across the boundary between two reads: it is checked whole,
+   * unquoted and quoted (the closing quote the last byte of one read, the first of the next).
+   */
+  @Test
+  void check_fieldsAcrossTheBufferBoundary_areCheckedWhole() throws Exception {
+    String digits = "1234567890123";
+    for (String newline : List.of("\n", "\r\n")) {
+      String header = "s,n" + newline;
+      for (boolean quoted : new boolean[] {false, true}) {
+        String value = quoted ? "\"" + digits + "\"" : digits;
+        for (int shift = -2; shift <= value.length() + 1; shift++) {
+          // the value starts `shift` bytes before the boundary
+          String start = header + "p".repeat(CsvShape.BUFFER - shift - header.length() - 1) + ",";
+          String context = "shift " + shift + ", " + value + ", " + newline.length();
+          assertThat(check(write(start + value + newline + "x,5" + newline), true)).as(context).isEqualTo(2);
+          assertThat(check(write(start + value), true)).as(context).isEqualTo(1);
+          for (int bad = 0; bad < digits.length(); bad += 6) {
+            String wrong = value.replace(digits, digits.substring(0, bad) + "x" + digits.substring(bad + 1));
+            for (String file : List.of(start + wrong + newline + "x,5" + newline, start + wrong)) {
+              assertThatThrownBy(() -> check(write(file), true)).as(context + ", bad digit " + bad)
+                  .isInstanceOf(CsvShape.NotPlain.class).hasMessageContaining("column n");
+            }
+          }
+        }
+      }
+    }
+  }
+
+  /** Columns n (long, required), s (not checked), t (timestamp, optional). */
+  private static long check(Path file) throws Exception {
+    return CsvShape.check(file, new byte[] {CanonicalText.LONG, CanonicalText.NONE, CanonicalText.TIMESTAMP},
+        new boolean[] {true, false, false}, new String[] {"n", "s", "t"}, () -> false);
+  }
+
+  /** Columns s (not checked), n (long). */
+  private static long check(Path file, boolean second) throws Exception {
+    return CsvShape.check(file, new byte[] {CanonicalText.NONE, CanonicalText.LONG}, new boolean[] {false, true},
+        new String[] {"s", "n"}, () -> false);
+  }
+
+  private Path write(String csv) throws Exception {
+    Path file = dir.resolve("f.csv");
+    Files.write(file, csv.getBytes(StandardCharsets.UTF_8));
+    return file;
+  }
+}
