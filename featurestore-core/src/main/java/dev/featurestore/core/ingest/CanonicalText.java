@@ -65,6 +65,149 @@ final class CanonicalText {
     }
   }
 
+  /** {@link #end}: the field is not canonical text. */
+  static final int NOT_CANONICAL = -1;
+  /** {@link #end}: the field may go on past {@code limit}; check it once its end is known. */
+  static final int UNDECIDED = -2;
+
+  /** Longest timestamp text: {@code yyyy-MM-ddTHH:mm:ss.ffffff+HH:mm}. */
+  private static final int TIMESTAMP_LENGTH = 32;
+
+  /**
+   * Checks the unquoted field starting at {@code start} (not empty, not starting with a quote) in
+   * the same pass that finds its end, as {@link #isCanonical} would check it.
+   *
+   * @return the index of the comma or line break after the field when it is canonical text of
+   *     {@code kind}, {@link #NOT_CANONICAL} when it is not (or holds a byte that cannot be in a
+   *     plain unquoted field), {@link #UNDECIDED} when the field may go on past {@code limit}
+   */
+  static int end(byte kind, byte[] b, int start, int limit) {
+    switch (kind) {
+      case INT:
+        return integerEnd(b, start, limit, Integer.MIN_VALUE, Integer.MAX_VALUE, 10);
+      case LONG:
+        return integerEnd(b, start, limit, Long.MIN_VALUE, Long.MAX_VALUE, 19);
+      case DOUBLE:
+        return decimalEnd(b, start, limit);
+      case TIMESTAMP:
+        return timestampEnd(b, start, limit);
+      default:
+        return UNDECIDED;
+    }
+  }
+
+  private static boolean isFieldEnd(byte b) {
+    return b == ',' || b == '\n' || b == '\r';
+  }
+
+  private static int integerEnd(byte[] b, int start, int limit, long min, long max, int maxDigits) {
+    int i = b[start] == '-' ? start + 1 : start;
+    int digitsStart = i;
+    while (true) {
+      if (i == limit) {
+        return UNDECIDED;
+      }
+      if (!isDigit(b[i])) {
+        break;
+      }
+      i++;
+    }
+    int digits = i - digitsStart;
+    if (!isFieldEnd(b[i]) || digits == 0 || digits > maxDigits
+        || (b[digitsStart] == '0' && (digits > 1 || digitsStart > start))) {
+      return NOT_CANONICAL;
+    }
+    if (digits == maxDigits && !integer(b, start, i, min, max, maxDigits)) {
+      return NOT_CANONICAL;
+    }
+    return i;
+  }
+
+  private static int decimalEnd(byte[] b, int start, int limit) {
+    int i = b[start] == '-' ? start + 1 : start;
+    int integerStart = i;
+    int magnitude = Integer.MIN_VALUE;
+    while (true) {
+      if (i == limit) {
+        return UNDECIDED;
+      }
+      byte c = b[i];
+      if (!isDigit(c)) {
+        break;
+      }
+      if (magnitude == Integer.MIN_VALUE && c != '0') {
+        magnitude = -i; // the digit's index, until the integer part's end is known
+      }
+      i++;
+    }
+    int integerDigits = i - integerStart;
+    if (integerDigits == 0 || (integerDigits > 1 && b[integerStart] == '0')) {
+      return NOT_CANONICAL;
+    }
+    if (magnitude != Integer.MIN_VALUE) {
+      magnitude = i + magnitude - 1;
+    }
+    if (b[i] == '.') {
+      int fractionStart = ++i;
+      while (true) {
+        if (i == limit) {
+          return UNDECIDED;
+        }
+        byte c = b[i];
+        if (!isDigit(c)) {
+          break;
+        }
+        if (magnitude == Integer.MIN_VALUE && c != '0') {
+          magnitude = fractionStart - i - 1;
+        }
+        i++;
+      }
+      if (i == fractionStart) {
+        return NOT_CANONICAL;
+      }
+    }
+    if (b[i] == 'e' || b[i] == 'E') {
+      if (limit - i < 7) {
+        return UNDECIDED;
+      }
+      i++;
+      boolean negative = b[i] == '-';
+      if (negative || b[i] == '+') {
+        i++;
+      }
+      int exponentStart = i;
+      int exponent = 0;
+      while (isDigit(b[i]) && i - exponentStart < 4) {
+        exponent = exponent * 10 + b[i] - '0';
+        i++;
+      }
+      if (i == exponentStart) {
+        return NOT_CANONICAL;
+      }
+      if (magnitude != Integer.MIN_VALUE) {
+        magnitude += negative ? -exponent : exponent;
+      }
+    }
+    if (!isFieldEnd(b[i])) {
+      return NOT_CANONICAL; // also a fifth exponent digit
+    }
+    return magnitude == Integer.MIN_VALUE || (magnitude >= MIN_MAGNITUDE && magnitude <= MAX_MAGNITUDE)
+        ? i : NOT_CANONICAL;
+  }
+
+  private static int timestampEnd(byte[] b, int start, int limit) {
+    if (limit - start <= TIMESTAMP_LENGTH) {
+      return UNDECIDED;
+    }
+    // the longest canonical text and the byte after it are within the limit: find the end, then check
+    int i = start;
+    int last = start + TIMESTAMP_LENGTH;
+    while (i <= last && !isFieldEnd(b[i])) {
+      i++;
+    }
+    return i <= last && timestamp(b, start, i) ? i : NOT_CANONICAL;
+  }
+
   private static boolean integer(byte[] b, int start, int end, long min, long max, int maxDigits) {
     boolean negative = b[start] == '-';
     int i = negative ? start + 1 : start;

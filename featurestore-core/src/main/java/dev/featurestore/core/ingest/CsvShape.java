@@ -131,14 +131,7 @@ final class CsvShape {
             throw notPlain("NUL byte");
           }
           endField(bytes, i);
-          if (b == ',') {
-            delimiters++;
-            state = FIELD_START;
-          } else if (b == '\n') {
-            endRecord(1);
-          } else {
-            state = CR;
-          }
+          afterField(b);
           break;
         case RECORD_START:
           if (b == '\n' || b == '\r') {
@@ -163,6 +156,18 @@ final class CsvShape {
           } else if (b == 0) {
             throw notPlain("NUL byte");
           } else {
+            if (checked()) {
+              // checked while its end is found, in one pass (the field's end within this buffer)
+              int end = CanonicalText.end(kinds[delimiters], bytes, i, length);
+              if (end >= 0) {
+                i = end;
+                afterField(bytes[i]);
+                break;
+              }
+              if (end == CanonicalText.NOT_CANONICAL) {
+                throw notCanonical();
+              }
+            }
             state = UNQUOTED;
             fieldStart = i;
             carried = 0;
@@ -204,14 +209,7 @@ final class CsvShape {
               endField(bytes, i - 1);
             }
           }
-          if (b == ',') {
-            delimiters++;
-            state = FIELD_START;
-          } else if (b == '\n') {
-            endRecord(1);
-          } else {
-            state = CR;
-          }
+          afterField(b);
           break;
         case CR:
           if (b != '\n') {
@@ -228,6 +226,18 @@ final class CsvShape {
       // a field that started on the buffer's last byte, or whose closing quote was that byte (the
       // field's end drops the quote again)
       keep(bytes, length);
+    }
+  }
+
+  /** Moves past the comma or line break {@code b} that ended a field. */
+  private void afterField(int b) throws NotPlain {
+    if (b == ',') {
+      delimiters++;
+      state = FIELD_START;
+    } else if (b == '\n') {
+      endRecord(1);
+    } else {
+      state = CR;
     }
   }
 

@@ -8,6 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.Test;
@@ -41,10 +42,18 @@ class CsvShapeTest {
     }
   }
 
+  /** Whether {@code text} is canonical, by both checks (which must agree). */
   private static boolean canonical(byte kind, String text) {
     // inside a larger array, so that offsets other than 0 are exercised
     byte[] bytes = ("xx" + text + "yy").getBytes(StandardCharsets.UTF_8);
-    return CanonicalText.isCanonical(kind, bytes, 2, bytes.length - 2);
+    boolean canonical = CanonicalText.isCanonical(kind, bytes, 2, bytes.length - 2);
+    if (!text.contains(",")) {
+      // the one-pass check of a field followed by a line break, with the rest of a buffer after it
+      byte[] field = ("xx" + text + "\n" + "y".repeat(40)).getBytes(StandardCharsets.UTF_8);
+      int end = CanonicalText.end(kind, field, 2, field.length);
+      assertThat(end).as("%s", text).isEqualTo(canonical ? field.length - 41 : CanonicalText.NOT_CANONICAL);
+    }
+    return canonical;
   }
 
   /** Every canonical text is a value the Java path reads (the engine declines nothing the Java path takes badly). */
@@ -108,10 +117,10 @@ class CsvShapeTest {
 
   @Test
   void check_theLastFieldWithoutALineBreak_isChecked() throws Exception {
-    assertThat(check(write("s,n\nx,12"), true)).isEqualTo(1);
-    assertThat(check(write("s,n\nx,\"12\""), true)).isEqualTo(1);
-    assertThatThrownBy(() -> check(write("s,n\nx,1x"), true)).isInstanceOf(CsvShape.NotPlain.class);
-    assertThatThrownBy(() -> check(write("s,n\nx,\"1x\""), true)).isInstanceOf(CsvShape.NotPlain.class);
+    assertThat(check(write("s,n\nx,12"), CanonicalText.LONG)).isEqualTo(1);
+    assertThat(check(write("s,n\nx,\"12\""), CanonicalText.LONG)).isEqualTo(1);
+    assertThatThrownBy(() -> check(write("s,n\nx,1x"), CanonicalText.LONG)).isInstanceOf(CsvShape.NotPlain.class);
+    assertThatThrownBy(() -> check(write("s,n\nx,\"1x\""), CanonicalText.LONG)).isInstanceOf(CsvShape.NotPlain.class);
   }
 
   /**
@@ -120,22 +129,27 @@ class CsvShapeTest {
    */
   @Test
   void check_fieldsAcrossTheBufferBoundary_areCheckedWhole() throws Exception {
-    String digits = "1234567890123";
-    for (String newline : List.of("\n", "\r\n")) {
-      String header = "s,n" + newline;
-      for (boolean quoted : new boolean[] {false, true}) {
-        String value = quoted ? "\"" + digits + "\"" : digits;
-        for (int shift = -2; shift <= value.length() + 1; shift++) {
-          // the value starts `shift` bytes before the boundary
-          String start = header + "p".repeat(CsvShape.BUFFER - shift - header.length() - 1) + ",";
-          String context = "shift " + shift + ", " + value + ", " + newline.length();
-          assertThat(check(write(start + value + newline + "x,5" + newline), true)).as(context).isEqualTo(2);
-          assertThat(check(write(start + value), true)).as(context).isEqualTo(1);
-          for (int bad = 0; bad < digits.length(); bad += 6) {
-            String wrong = value.replace(digits, digits.substring(0, bad) + "x" + digits.substring(bad + 1));
-            for (String file : List.of(start + wrong + newline + "x,5" + newline, start + wrong)) {
-              assertThatThrownBy(() -> check(write(file), true)).as(context + ", bad digit " + bad)
-                  .isInstanceOf(CsvShape.NotPlain.class).hasMessageContaining("column n");
+    Map<Byte, String> values = Map.of(CanonicalText.LONG, "1234567890123", CanonicalText.DOUBLE, "-12.5e-3",
+        CanonicalText.TIMESTAMP, "2024-01-01T10:00:00.123+05:30");
+    for (Map.Entry<Byte, String> kindAndValue : values.entrySet()) {
+      byte kind = kindAndValue.getKey();
+      String text = kindAndValue.getValue();
+      for (String newline : List.of("\n", "\r\n")) {
+        String header = "s,n" + newline;
+        for (boolean quoted : new boolean[] {false, true}) {
+          String value = quoted ? "\"" + text + "\"" : text;
+          for (int shift = -2; shift <= value.length() + 1; shift++) {
+            // the value starts `shift` bytes before the boundary
+            String start = header + "p".repeat(CsvShape.BUFFER - shift - header.length() - 1) + ",";
+            String context = "shift " + shift + ", " + value + ", " + newline.length();
+            assertThat(check(write(start + value + newline + "x," + text + newline), kind)).as(context).isEqualTo(2);
+            assertThat(check(write(start + value), kind)).as(context).isEqualTo(1);
+            for (int bad : new int[] {0, text.length() / 2, text.length() - 1}) {
+              String wrong = value.replace(text, text.substring(0, bad) + "x" + text.substring(bad + 1));
+              for (String file : List.of(start + wrong + newline + "x,5" + newline, start + wrong)) {
+                assertThatThrownBy(() -> check(write(file), kind)).as(context + ", bad character " + bad)
+                    .isInstanceOf(CsvShape.NotPlain.class).hasMessageContaining("column n");
+              }
             }
           }
         }
@@ -149,9 +163,9 @@ class CsvShapeTest {
         new boolean[] {true, false, false}, new String[] {"n", "s", "t"}, () -> false);
   }
 
-  /** Columns s (not checked), n (long). */
-  private static long check(Path file, boolean second) throws Exception {
-    return CsvShape.check(file, new byte[] {CanonicalText.NONE, CanonicalText.LONG}, new boolean[] {false, true},
+  /** Columns s (not checked), n (of {@code kind}). */
+  private static long check(Path file, byte kind) throws Exception {
+    return CsvShape.check(file, new byte[] {CanonicalText.NONE, kind}, new boolean[] {false, true},
         new String[] {"s", "n"}, () -> false);
   }
 
