@@ -199,13 +199,8 @@ final class CanonicalText {
     if (limit - start <= TIMESTAMP_LENGTH) {
       return UNDECIDED;
     }
-    // the longest canonical text and the byte after it are within the limit: find the end, then check
-    int i = start;
-    int last = start + TIMESTAMP_LENGTH;
-    while (i <= last && !isFieldEnd(b[i])) {
-      i++;
-    }
-    return i <= last && timestamp(b, start, i) ? i : NOT_CANONICAL;
+    int end = timestampText(b, start, limit);
+    return end >= 0 && isFieldEnd(b[end]) ? end : NOT_CANONICAL;
   }
 
   private static boolean integer(byte[] b, int start, int end, long min, long max, int maxDigits) {
@@ -294,73 +289,77 @@ final class CanonicalText {
   }
 
   private static boolean timestamp(byte[] b, int start, int end) {
-    int length = end - start;
-    if (length < 10 || b[start] < '1' || b[start] > '9') {
-      return false;
+    return timestampText(b, start, end) == end;
+  }
+
+  /**
+   * Reads canonical timestamp text from {@code start}, no further than {@code end}: the index after
+   * the longest canonical text there (the caller checks that the field ends there), or -1.
+   */
+  private static int timestampText(byte[] b, int start, int end) {
+    if (end - start < 10 || b[start] < '1' || b[start] > '9') {
+      return -1;
     }
-    int year = digits(b, start, 4);
-    int month = digits(b, start + 5, 2);
-    int day = digits(b, start + 8, 2);
-    if (year < 0 || month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)
-        || b[start + 4] != '-' || b[start + 7] != '-') {
-      return false;
-    }
-    if (length == 10) {
-      return true;
+    int century = twoDigits(b, start);
+    int yearOfCentury = twoDigits(b, start + 2);
+    int month = twoDigits(b, start + 5);
+    int day = twoDigits(b, start + 8);
+    if (century < 0 || yearOfCentury < 0 || month < 1 || month > 12 || day < 1 || b[start + 4] != '-' || b[start + 7] != '-'
+        || day > daysInMonth(century * 100 + yearOfCentury, month)) {
+      return -1;
     }
     int i = start + 10;
-    if ((b[i] != 'T' && b[i] != ' ') || length < 16 || b[i + 3] != ':') {
-      return false;
+    if (i == end || (b[i] != 'T' && b[i] != ' ')) {
+      return i;
     }
-    int hour = digits(b, i + 1, 2);
-    int minute = digits(b, i + 4, 2);
+    if (end - i < 6 || b[i + 3] != ':') {
+      return -1;
+    }
+    int hour = twoDigits(b, i + 1);
+    int minute = twoDigits(b, i + 4);
     if (hour < 0 || hour > 23 || minute < 0 || minute > 59) {
-      return false;
+      return -1;
     }
     i += 6;
     if (i < end && b[i] == ':') {
       if (end - i < 3) {
-        return false;
+        return -1;
       }
-      int second = digits(b, i + 1, 2);
+      int second = twoDigits(b, i + 1);
       if (second < 0 || second > 59) {
-        return false;
+        return -1;
       }
       i += 3;
       if (i < end && b[i] == '.') {
         int fractionStart = ++i;
-        while (i < end && isDigit(b[i])) {
+        while (i < end && i - fractionStart < 6 && isDigit(b[i])) {
           i++;
         }
-        if (i == fractionStart || i - fractionStart > 6) {
-          return false;
+        if (i == fractionStart) {
+          return -1;
         }
       }
     }
-    if (i == end) {
-      return true;
+    if (i < end && b[i] == 'Z') {
+      return i + 1;
     }
-    if (b[i] == 'Z') {
-      return i + 1 == end;
-    }
-    if ((b[i] != '+' && b[i] != '-') || end - i != 6 || b[i + 3] != ':') {
-      return false;
-    }
-    int hours = digits(b, i + 1, 2);
-    int minutes = digits(b, i + 4, 2);
-    return hours >= 0 && minutes >= 0 && (hours < 18 ? minutes <= 59 : hours == 18 && minutes == 0);
-  }
-
-  /** The number in {@code count} digits at {@code at}, or -1 when one of them is not a digit. */
-  private static int digits(byte[] b, int at, int count) {
-    int value = 0;
-    for (int i = at; i < at + count; i++) {
-      if (!isDigit(b[i])) {
+    if (i < end && (b[i] == '+' || b[i] == '-')) {
+      if (end - i < 6 || b[i + 3] != ':') {
         return -1;
       }
-      value = value * 10 + b[i] - '0';
+      int hours = twoDigits(b, i + 1);
+      int minutes = twoDigits(b, i + 4);
+      boolean valid = hours >= 0 && minutes >= 0 && (hours < 18 ? minutes <= 59 : hours == 18 && minutes == 0);
+      return valid ? i + 6 : -1;
     }
-    return value;
+    return i;
+  }
+
+  /** The number in the two digits at {@code at}, or -1 when one of them is not a digit. */
+  private static int twoDigits(byte[] b, int at) {
+    int tens = b[at] - '0';
+    int ones = b[at + 1] - '0';
+    return (tens | ones) < 0 || tens > 9 || ones > 9 ? -1 : tens * 10 + ones;
   }
 
   private static int daysInMonth(int year, int month) {
