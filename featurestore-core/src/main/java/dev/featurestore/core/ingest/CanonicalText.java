@@ -101,16 +101,10 @@ final class CanonicalText {
   }
 
   private static int integerEnd(byte[] b, int start, int limit, long min, long max, int maxDigits) {
-    int i = b[start] == '-' ? start + 1 : start;
-    int digitsStart = i;
-    while (true) {
-      if (i == limit) {
-        return UNDECIDED;
-      }
-      if (!isDigit(b[i])) {
-        break;
-      }
-      i++;
+    int digitsStart = b[start] == '-' ? start + 1 : start;
+    int i = skipDigits(b, digitsStart, limit);
+    if (i == limit) {
+      return UNDECIDED;
     }
     int digits = i - digitsStart;
     if (!isFieldEnd(b[i]) || digits == 0 || digits > maxDigits
@@ -124,43 +118,30 @@ final class CanonicalText {
   }
 
   private static int decimalEnd(byte[] b, int start, int limit) {
-    int i = b[start] == '-' ? start + 1 : start;
-    int integerStart = i;
-    int magnitude = Integer.MIN_VALUE;
-    while (true) {
-      if (i == limit) {
-        return UNDECIDED;
-      }
-      byte c = b[i];
-      if (!isDigit(c)) {
-        break;
-      }
-      if (magnitude == Integer.MIN_VALUE && c != '0') {
-        magnitude = -i; // the digit's index, until the integer part's end is known
-      }
-      i++;
+    int integerStart = b[start] == '-' ? start + 1 : start;
+    int i = skipDigits(b, integerStart, limit);
+    if (i == limit) {
+      return UNDECIDED;
     }
     int integerDigits = i - integerStart;
     if (integerDigits == 0 || (integerDigits > 1 && b[integerStart] == '0')) {
       return NOT_CANONICAL;
     }
-    if (magnitude != Integer.MIN_VALUE) {
-      magnitude = i + magnitude - 1;
-    }
+    // the power of ten of the first non-zero digit (before the exponent); the integer part is 0 or has none
+    int magnitude = b[integerStart] == '0' ? Integer.MIN_VALUE : integerDigits - 1;
     if (b[i] == '.') {
       int fractionStart = ++i;
-      while (true) {
-        if (i == limit) {
-          return UNDECIDED;
+      if (magnitude == Integer.MIN_VALUE) {
+        while (i < limit && b[i] == '0') {
+          i++;
         }
-        byte c = b[i];
-        if (!isDigit(c)) {
-          break;
-        }
-        if (magnitude == Integer.MIN_VALUE && c != '0') {
+        if (i < limit && b[i] >= '1' && b[i] <= '9') {
           magnitude = fractionStart - i - 1;
         }
-        i++;
+      }
+      i = skipDigits(b, i, limit);
+      if (i == limit) {
+        return UNDECIDED;
       }
       if (i == fractionStart) {
         return NOT_CANONICAL;
@@ -194,6 +175,32 @@ final class CanonicalText {
     return magnitude == Integer.MIN_VALUE || (magnitude >= MIN_MAGNITUDE && magnitude <= MAX_MAGNITUDE)
         ? i : NOT_CANONICAL;
   }
+
+  /**
+   * The index of the first byte from {@code i} that is not an ASCII digit, or {@code limit}: eight
+   * bytes at a time (a byte is a digit when its high nibble is 3 and adding 6 keeps it so; a carry
+   * out of a non-digit byte can only disturb the bytes after it).
+   */
+  static int skipDigits(byte[] b, int i, int limit) {
+    while (limit - i >= 8) {
+      long x = (long) LONGS.get(b, i);
+      long nonDigits = ((x & HIGH_NIBBLES) ^ THREES) | (((x + SIXES) & HIGH_NIBBLES) ^ THREES);
+      if (nonDigits != 0) {
+        return i + (Long.numberOfTrailingZeros(nonDigits) >>> 3);
+      }
+      i += 8;
+    }
+    while (i < limit && isDigit(b[i])) {
+      i++;
+    }
+    return i;
+  }
+
+  private static final java.lang.invoke.VarHandle LONGS =
+      java.lang.invoke.MethodHandles.byteArrayViewVarHandle(long[].class, java.nio.ByteOrder.LITTLE_ENDIAN);
+  private static final long HIGH_NIBBLES = 0xF0F0F0F0F0F0F0F0L;
+  private static final long THREES = 0x3030303030303030L;
+  private static final long SIXES = 0x0606060606060606L;
 
   private static int timestampEnd(byte[] b, int start, int limit) {
     if (limit - start <= TIMESTAMP_LENGTH) {

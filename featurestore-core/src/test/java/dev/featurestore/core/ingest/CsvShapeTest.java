@@ -56,6 +56,32 @@ class CsvShapeTest {
     return canonical;
   }
 
+  /** The eight-bytes-at-a-time digit scan stops where a byte-by-byte one does: every byte value at every position. */
+  @Test
+  void skipDigits_stopsAtTheFirstNonDigit() {
+    java.util.Random random = new java.util.Random(7);
+    for (int length = 0; length <= 20; length++) {
+      for (int at = 0; at < length; at++) {
+        for (int value = 0; value < 256; value++) {
+          byte[] b = new byte[length + 2];
+          for (int i = 0; i < b.length; i++) {
+            b[i] = (byte) ('0' + random.nextInt(10));
+          }
+          b[at + 1] = (byte) value;
+          if (random.nextBoolean() && at + 2 < b.length) {
+            b[at + 2] = (byte) random.nextInt(256); // whatever follows the first non-digit
+          }
+          int expected = 1;
+          while (expected < length + 1 && b[expected] >= '0' && b[expected] <= '9') {
+            expected++;
+          }
+          assertThat(CanonicalText.skipDigits(b, 1, length + 1)).as("length %d, byte %d at %d", length, value, at)
+              .isEqualTo(expected);
+        }
+      }
+    }
+  }
+
   /** Every canonical text is a value the Java path reads (the engine declines nothing the Java path takes badly). */
   @Test
   void canonicalText_isReadByTheJavaPath() {
