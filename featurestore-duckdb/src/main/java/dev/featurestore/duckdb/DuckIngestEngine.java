@@ -225,7 +225,11 @@ public final class DuckIngestEngine implements FileIngestEngine {
   }
 
   /**
-   * The COPY statement of one ingest, and how its result rows become written files. Value
+   * The COPY statement of one ingest, and how its result rows become written files. The request's
+   * canonical columns (int, long, double and timestamp columns of a CSV, whose every field core
+   * checks for canonical text beside the statement) are read typed by DuckDB's CSV reader
+   * (timestamps as {@code TIMESTAMPTZ}: with their offset, UTC without one; for a timestamp without
+   * zone, its UTC time), which reads canonical text as the Java path does. Other value
    * conversions, per Iceberg type, from CSV text (read as VARCHAR; an empty field is null, as on
    * the Java path):
    *

@@ -196,7 +196,8 @@ final class CanonicalText {
     return i;
   }
 
-  private static final java.lang.invoke.VarHandle LONGS =
+  /** Eight bytes of an array as a little-endian long (also {@link CsvShape}'s). */
+  static final java.lang.invoke.VarHandle LONGS =
       java.lang.invoke.MethodHandles.byteArrayViewVarHandle(long[].class, java.nio.ByteOrder.LITTLE_ENDIAN);
   private static final long HIGH_NIBBLES = 0xF0F0F0F0F0F0F0F0L;
   private static final long THREES = 0x3030303030303030L;

@@ -117,13 +117,12 @@ final class CsvShape {
       switch (state) {
         case UNQUOTED:
           // the hot loop: plain bytes of an unquoted field
-          while (!SPECIAL[b]) {
-            if (++i == length) {
-              keep(bytes, length);
-              return;
-            }
-            b = bytes[i] & 0xFF;
+          i = skipPlain(bytes, i, length);
+          if (i == length) {
+            keep(bytes, length);
+            return;
           }
+          b = bytes[i] & 0xFF;
           if (b == '"') {
             throw notPlain("quote inside an unquoted field");
           }
@@ -227,6 +226,32 @@ final class CsvShape {
       // field's end drops the quote again)
       keep(bytes, length);
     }
+  }
+
+  /**
+   * The index of the first byte from {@code i} that ends an unquoted run (NUL, LF, CR, quote,
+   * comma), or {@code limit}: eight bytes at a time up to the first byte below {@code -} (all five
+   * are; most plain text is not), which is then looked up.
+   */
+  static int skipPlain(byte[] b, int i, int limit) {
+    while (limit - i >= 8) {
+      long x = (long) CanonicalText.LONGS.get(b, i);
+      // the high bit of each byte below 0x2D; the lowest one flagged is exact (wrong flags only above it)
+      long below = (x - 0x2D2D2D2D2D2D2D2DL) & ~x & 0x8080808080808080L;
+      if (below == 0) {
+        i += 8;
+        continue;
+      }
+      int at = i + (Long.numberOfTrailingZeros(below) >>> 3);
+      if (SPECIAL[b[at] & 0xFF]) {
+        return at;
+      }
+      i = at + 1;
+    }
+    while (i < limit && !SPECIAL[b[i] & 0xFF]) {
+      i++;
+    }
+    return i;
   }
 
   /** Moves past the comma or line break {@code b} that ended a field. */

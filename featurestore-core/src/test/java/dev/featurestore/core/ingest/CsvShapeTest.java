@@ -82,6 +82,32 @@ class CsvShapeTest {
     }
   }
 
+  /** The eight-bytes-at-a-time scan of plain bytes stops where a byte-by-byte one does. */
+  @Test
+  void skipPlain_stopsAtTheFirstSpecialByte() {
+    java.util.Random random = new java.util.Random(8);
+    for (int length = 0; length <= 20; length++) {
+      for (int at = 0; at < length; at++) {
+        for (int value = 0; value < 256; value++) {
+          byte[] b = new byte[length + 2];
+          for (int i = 0; i < b.length; i++) {
+            b[i] = (byte) (random.nextInt(200) + 48); // plain bytes, high ones too
+          }
+          b[at + 1] = (byte) value;
+          if (random.nextBoolean() && at + 2 < b.length) {
+            b[at + 2] = (byte) random.nextInt(256);
+          }
+          int expected = 1;
+          while (expected < length + 1 && "\0\n\r\",".indexOf(b[expected]) < 0) {
+            expected++;
+          }
+          assertThat(CsvShape.skipPlain(b, 1, length + 1)).as("length %d, byte %d at %d", length, value, at)
+              .isEqualTo(expected);
+        }
+      }
+    }
+  }
+
   /** Every canonical text is a value the Java path reads (the engine declines nothing the Java path takes badly). */
   @Test
   void canonicalText_isReadByTheJavaPath() {
