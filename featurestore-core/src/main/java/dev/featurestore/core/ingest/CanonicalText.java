@@ -49,20 +49,15 @@ final class CanonicalText {
     }
   }
 
-  /** Whether {@code text[start, end)}, not empty, is canonical text of {@code kind}. */
+  /**
+   * Whether {@code text[start, end)}, not empty, is canonical text of {@code kind}: {@link #end}
+   * on a copy followed by a line break (for fields that are quoted or cross a read's boundary).
+   */
   static boolean isCanonical(byte kind, byte[] text, int start, int end) {
-    switch (kind) {
-      case INT:
-        return integer(text, start, end, Integer.MIN_VALUE, Integer.MAX_VALUE, 10);
-      case LONG:
-        return integer(text, start, end, Long.MIN_VALUE, Long.MAX_VALUE, 19);
-      case DOUBLE:
-        return decimal(text, start, end);
-      case TIMESTAMP:
-        return timestamp(text, start, end);
-      default:
-        return true;
-    }
+    byte[] field = new byte[end - start + 1 + TIMESTAMP_LENGTH + 8];
+    System.arraycopy(text, start, field, 0, end - start);
+    field[end - start] = '\n';
+    return end(kind, field, 0, field.length) == end - start;
   }
 
   /** {@link #end}: the field is not canonical text. */
@@ -237,67 +232,6 @@ final class CanonicalText {
       value -= d;
     }
     return true;
-  }
-
-  private static boolean decimal(byte[] b, int start, int end) {
-    int i = b[start] == '-' ? start + 1 : start;
-    int integerStart = i;
-    while (i < end && isDigit(b[i])) {
-      i++;
-    }
-    int integerDigits = i - integerStart;
-    if (integerDigits == 0 || (integerDigits > 1 && b[integerStart] == '0')) {
-      return false;
-    }
-    // the power of ten of the first non-zero digit, before the exponent
-    int magnitude = Integer.MIN_VALUE;
-    for (int j = integerStart; j < i; j++) {
-      if (b[j] != '0') {
-        magnitude = i - j - 1;
-        break;
-      }
-    }
-    if (i < end && b[i] == '.') {
-      int fractionStart = ++i;
-      while (i < end && isDigit(b[i])) {
-        if (magnitude == Integer.MIN_VALUE && b[i] != '0') {
-          magnitude = fractionStart - i - 1;
-        }
-        i++;
-      }
-      if (i == fractionStart) {
-        return false;
-      }
-    }
-    int exponent = 0;
-    if (i < end && (b[i] == 'e' || b[i] == 'E')) {
-      i++;
-      boolean negative = i < end && b[i] == '-';
-      if (i < end && (b[i] == '-' || b[i] == '+')) {
-        i++;
-      }
-      int exponentStart = i;
-      while (i < end && isDigit(b[i])) {
-        exponent = exponent * 10 + b[i] - '0';
-        i++;
-      }
-      if (i == exponentStart || i - exponentStart > 4) {
-        return false;
-      }
-      exponent = negative ? -exponent : exponent;
-    }
-    if (i != end) {
-      return false;
-    }
-    if (magnitude == Integer.MIN_VALUE) {
-      return true; // zero
-    }
-    magnitude += exponent;
-    return magnitude >= MIN_MAGNITUDE && magnitude <= MAX_MAGNITUDE;
-  }
-
-  private static boolean timestamp(byte[] b, int start, int end) {
-    return timestampText(b, start, end) == end;
   }
 
   /**
