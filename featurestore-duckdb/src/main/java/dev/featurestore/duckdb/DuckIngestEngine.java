@@ -391,8 +391,8 @@ public final class DuckIngestEngine implements FileIngestEngine {
             if (canonical.contains(column.name())) {
               candidates.append(v).append(" AS ").append(typed(i));
             } else {
-              candidates.append(v).append(" AS ").append(text(i)).append(", ").append(candidate(column, v)).append(" AS ")
-                  .append(typed(i));
+              candidates.append(v).append(" AS ").append(text(i)).append(", ").append(candidate(column, v))
+                  .append(" AS ").append(typed(i));
             }
           }
         }
@@ -541,7 +541,8 @@ public final class DuckIngestEngine implements FileIngestEngine {
      */
     private static String canonical(Types.NestedField column, String t) {
       String value = t;
-      if (column.type().typeId() == Type.TypeID.TIMESTAMP && !((Types.TimestampType) column.type()).shouldAdjustToUTC()) {
+      Type type = column.type();
+      if (type.typeId() == Type.TypeID.TIMESTAMP && !((Types.TimestampType) type).shouldAdjustToUTC()) {
         value = "CAST(" + t + " AS TIMESTAMP)"; // the UTC clock time, the session's zone being UTC
       }
       return column.isRequired() ? "coalesce(" + value + ", " + decline(column) + ")" : value;

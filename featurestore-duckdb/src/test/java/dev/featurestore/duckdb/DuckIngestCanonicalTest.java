@@ -7,9 +7,11 @@ import static dev.featurestore.duckdb.DuckIngestSupport.rows;
 import static dev.featurestore.duckdb.DuckIngestSupport.table;
 import static dev.featurestore.duckdb.DuckIngestTest.SCHEMA;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.featurestore.FeatureStore;
 import dev.featurestore.FeatureTable;
+import dev.featurestore.core.base.FileIngestEngine;
 import dev.featurestore.core.ingest.CanonicalTextCases;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -17,7 +19,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.OptionalInt;
+import java.util.Set;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -95,6 +102,42 @@ class DuckIngestCanonicalTest {
     }
     assertThat(engineWrote).isGreaterThan(50);
     assertThat(failed).isGreaterThan(20);
+  }
+
+  /**
+   * The engine alone, given columns as canonical that are not (core's check bypassed): DuckDB's
+   * typed reader fails on the value, and the engine declines (the ingest would run the Java path)
+   * rather than throwing anything else; the typed columns are in the statement.
+   */
+  @Test
+  void typedReadError_declines() throws Exception {
+    Schema schema = new Schema(
+        Types.NestedField.optional(1, "n", Types.LongType.get()),
+        Types.NestedField.optional(2, "t", Types.TimestampType.withoutZone()),
+        Types.NestedField.optional(3, "d", Types.DoubleType.get()));
+    String good = "n,t,d\n1,2026-01-01T10:00:00+02:00,1.5\n";
+    int n = 0;
+    for (String bad : List.of("x,,", ",2026-02-30,", ",,1.5.5")) {
+      Path csv = dir.resolve("typed-" + n + ".csv");
+      Files.writeString(csv, good + bad + "\n", StandardCharsets.UTF_8);
+      FileIngestEngine.Request request = request(schema, csv, Files.createDirectories(dir.resolve("out-" + n++)));
+      assertThat(new DuckIngestEngine.IngestSql(request, java.util.Map.of()).copy())
+          .contains("'n': 'BIGINT'", "'t': 'TIMESTAMPTZ'", "'d': 'DOUBLE'");
+      try (FileIngestEngine.Job job = new DuckIngestEngine().prepare(request)) {
+        assertThatThrownBy(() -> job.run(fraction -> { })).as(bad).isInstanceOf(FileIngestEngine.Declined.class);
+      }
+    }
+    Path csv = dir.resolve("typed-good.csv");
+    Files.writeString(csv, good, StandardCharsets.UTF_8);
+    try (FileIngestEngine.Job job = new DuckIngestEngine().prepare(request(schema, csv,
+        Files.createDirectories(dir.resolve("out-good"))))) {
+      assertThat(job.run(fraction -> { })).hasSize(1);
+    }
+  }
+
+  private static FileIngestEngine.Request request(Schema schema, Path csv, Path out) {
+    return new FileIngestEngine.Request(FileIngestEngine.Format.CSV, csv, List.of("n", "t", "d"), schema,
+        PartitionSpec.unpartitioned(), out, "zstd", OptionalInt.empty(), 512L << 20, Set.of("n", "t", "d"));
   }
 
   private static void add(List<Case> cases, int column, List<String> canonical, List<String> not) {

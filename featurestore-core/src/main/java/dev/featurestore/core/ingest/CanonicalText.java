@@ -246,8 +246,8 @@ final class CanonicalText {
     int yearOfCentury = twoDigits(b, start + 2);
     int month = twoDigits(b, start + 5);
     int day = twoDigits(b, start + 8);
-    if (century < 0 || yearOfCentury < 0 || month < 1 || month > 12 || day < 1 || b[start + 4] != '-' || b[start + 7] != '-'
-        || day > daysInMonth(century * 100 + yearOfCentury, month)) {
+    if (century < 0 || yearOfCentury < 0 || month < 1 || month > 12 || day < 1 || b[start + 4] != '-'
+        || b[start + 7] != '-' || day > daysInMonth(century * 100 + yearOfCentury, month)) {
       return -1;
     }
     int i = start + 10;

@@ -64,10 +64,10 @@ import org.slf4j.LoggerFactory;
  * is on the classpath) instead of the Java path. Decides whether an engine may write the source,
  * runs it (for CSV beside {@link CsvShape}'s check of the file's shape and of the int, long, double
  * and timestamp fields' canonical text, which the engine may then read typed; the check cancels the
- * engine when the file is not plain or a field not canonical), then checks every file before it becomes a data file: the footer's columns
- * carry the table's field ids and exact types, each partition value equals Iceberg's transform of
- * the file's lowest and highest source value, the row counts add up (to the CSV's record count or
- * the Parquet file's row count). Files then move into the table's data location (local tables) or
+ * engine when the file is not plain or a field not canonical), then checks every file before it
+ * becomes a data file: the footer's columns carry the table's field ids and exact types, each
+ * partition value equals Iceberg's transform of the file's lowest and highest source value, the row
+ * counts add up (to the CSV's record count or the Parquet file's row count). Files then move into the table's data location (local tables) or
  * are copied through the table's FileIO.
  *
  * <p>Whenever the engine declines, fails or a check fails, everything it wrote is deleted and the
