@@ -225,7 +225,11 @@ public final class DuckIngestEngine implements FileIngestEngine {
   }
 
   /**
-   * The COPY statement of one ingest, and how its result rows become written files. Value
+   * The COPY statement of one ingest, and how its result rows become written files. The request's
+   * canonical columns (int, long, double and timestamp columns of a CSV, whose every field core
+   * checks for canonical text beside the statement) are read typed by DuckDB's CSV reader
+   * (timestamps as {@code TIMESTAMPTZ}: with their offset, UTC without one; for a timestamp without
+   * zone, its UTC time), which reads canonical text as the Java path does. Other value
    * conversions, per Iceberg type, from CSV text (read as VARCHAR; an empty field is null, as on
    * the Java path):
    *
@@ -305,7 +309,8 @@ public final class DuckIngestEngine implements FileIngestEngine {
     void sampleTimestampFormats(Connection connection) throws SQLException {
       List<String> columns = new ArrayList<>();
       for (Types.NestedField column : schema.columns()) {
-        if (column.type().typeId() == Type.TypeID.TIMESTAMP && request.inputColumns().contains(column.name())) {
+        if (column.type().typeId() == Type.TypeID.TIMESTAMP && request.inputColumns().contains(column.name())
+            && !request.canonicalColumns().contains(column.name())) {
           columns.add(column.name());
         }
       }
@@ -371,23 +376,31 @@ public final class DuckIngestEngine implements FileIngestEngine {
         StringBuilder text = new StringBuilder("SELECT ");
         StringBuilder candidates = new StringBuilder();
         List<String> names = request.inputColumns();
+        Set<String> canonical = request.canonicalColumns();
         for (int i = 0; i < names.size(); i++) {
           String name = DuckTypes.identifier(names.get(i));
-          text.append(i > 0 ? ", " : "").append("NULLIF(").append(name).append(", '') AS ").append(name);
+          // canonical columns are read typed (an empty field is null already)
+          text.append(i > 0 ? ", " : "").append(canonical.contains(names.get(i)) ? name : "NULLIF(" + name + ", '')")
+              .append(" AS ").append(name);
         }
         for (int i = 0; i < columns.size(); i++) {
           Types.NestedField column = columns.get(i);
           if (input.contains(column.name())) {
             String v = DuckTypes.identifier(column.name());
-            candidates.append(candidates.length() > 0 ? ", " : "").append(v).append(" AS ").append(text(i))
-                .append(", ").append(candidate(column, v)).append(" AS ").append(typed(i));
+            candidates.append(candidates.length() > 0 ? ", " : "");
+            if (canonical.contains(column.name())) {
+              candidates.append(v).append(" AS ").append(typed(i));
+            } else {
+              candidates.append(v).append(" AS ").append(text(i)).append(", ").append(candidate(column, v))
+                  .append(" AS ").append(typed(i));
+            }
           }
         }
         from = "(SELECT " + candidates + " FROM (" + text + " FROM " + source() + "))";
         for (int i = 0; i < columns.size(); i++) {
           Types.NestedField column = columns.get(i);
-          String value = input.contains(column.name()) ? checked(column, text(i), typed(i))
-              : "CAST(NULL AS " + sqlType(column) + ")";
+          String value = !input.contains(column.name()) ? "CAST(NULL AS " + sqlType(column) + ")"
+              : canonical.contains(column.name()) ? canonical(column, typed(i)) : checked(column, text(i), typed(i));
           select.append(i > 0 ? ", " : "").append(value).append(" AS ").append(DuckTypes.identifier(column.name()));
         }
       } else {
@@ -496,13 +509,43 @@ public final class DuckIngestEngine implements FileIngestEngine {
       StringBuilder columns = new StringBuilder("{");
       List<String> names = request.inputColumns();
       for (int i = 0; i < names.size(); i++) {
-        columns.append(i > 0 ? ", " : "").append(DuckTypes.quote(names.get(i))).append(": 'VARCHAR'");
+        String type = request.canonicalColumns().contains(names.get(i))
+            ? typedRead(schema.findField(names.get(i)).type()) : "VARCHAR";
+        columns.append(i > 0 ? ", " : "").append(DuckTypes.quote(names.get(i))).append(": '").append(type).append("'");
       }
       columns.append("}");
       // the header as the Java path read it names the columns; DuckDB only skips its line
       return "read_csv(" + DuckTypes.quote(file.toString()) + ", auto_detect = false, header = true, delim = ',', "
           + "quote = '\"', escape = '\"', strict_mode = true, null_padding = false, encoding = 'utf-8', columns = "
           + columns + ")";
+    }
+
+    /**
+     * The type a canonical column is read as: its own, or for a timestamp {@code TIMESTAMPTZ},
+     * which reads an offset where there is one and UTC where there is none (the session's zone).
+     */
+    private static String typedRead(Type type) {
+      return switch (type.typeId()) {
+        case INTEGER -> "INTEGER";
+        case LONG -> "BIGINT";
+        case DOUBLE -> "DOUBLE";
+        case TIMESTAMP -> "TIMESTAMPTZ";
+        default -> throw new IllegalArgumentException("no canonical text for " + type);
+      };
+    }
+
+    /**
+     * A canonical column's value from its typed reading {@code t}: core checked that every field
+     * is empty or canonical text, which the typed reader reads as the Java path does; a required
+     * column still stops at a null.
+     */
+    private static String canonical(Types.NestedField column, String t) {
+      String value = t;
+      Type type = column.type();
+      if (type.typeId() == Type.TypeID.TIMESTAMP && !((Types.TimestampType) type).shouldAdjustToUTC()) {
+        value = "CAST(" + t + " AS TIMESTAMP)"; // the UTC clock time, the session's zone being UTC
+      }
+      return column.isRequired() ? "coalesce(" + value + ", " + decline(column) + ")" : value;
     }
 
     private static String sqlType(Types.NestedField column) {

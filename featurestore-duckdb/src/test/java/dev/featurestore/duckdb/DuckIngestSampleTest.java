@@ -67,7 +67,7 @@ class DuckIngestSampleTest {
         Types.NestedField.optional(2, "t", Types.TimestampType.withZone()));
     Path out = Files.createDirectories(dir.resolve("out"));
     FileIngestEngine.Request request = new FileIngestEngine.Request(FileIngestEngine.Format.CSV, csv, List.of("s", "t"),
-        schema, PartitionSpec.unpartitioned(), out, "zstd", OptionalInt.empty(), 512L << 20);
+        schema, PartitionSpec.unpartitioned(), out, "zstd", OptionalInt.empty(), 512L << 20, java.util.Set.of());
     DuckIngestEngine.IngestSql plan = new DuckIngestEngine.IngestSql(request, Map.of());
     try (Connection connection = DriverManager.getConnection("jdbc:duckdb:")) {
       plan.sampleTimestampFormats(connection);

@@ -56,11 +56,23 @@ public interface FileIngestEngine {
    * @param compressionCodec the Parquet codec (Iceberg's name: zstd, snappy, gzip, uncompressed, ...)
    * @param compressionLevel the codec level, if the table sets one
    * @param targetFileSizeBytes the size at which a partition's file rolls to the next
+   * @param canonicalColumns CSV input columns whose every field the caller checks, beside the
+   *     engine, before it takes the engine's files: each is empty (null; never in a required
+   *     column) or holds, unquoted or between its quotes, only the canonical text of the column's
+   *     type (a file with another value is ingested by the Java path, whatever the engine wrote). An
+   *     engine may read these with a typed reader that reads every canonical text as the Java path
+   *     does. The forms: int and long {@code -?(0|[1-9][0-9]*)} in range, not {@code -0}; double
+   *     {@code -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]{1,4})?} of magnitude zero or 1e-300 to
+   *     1e301; timestamp (micros, with or without zone) ISO-8601 {@code yyyy-MM-dd} with an optional
+   *     {@code [T ]HH:mm[:ss[.f{1,6}]]} and, after a time, an optional {@code Z} or {@code ±HH:mm}
+   *     offset up to 18:00 (none means UTC), with a year from 1000 and valid calendar fields
    */
   record Request(Format format, Path source, List<String> inputColumns, Schema schema, PartitionSpec spec,
-      Path outputDirectory, String compressionCodec, OptionalInt compressionLevel, long targetFileSizeBytes) {
+      Path outputDirectory, String compressionCodec, OptionalInt compressionLevel, long targetFileSizeBytes,
+      java.util.Set<String> canonicalColumns) {
     public Request {
       inputColumns = List.copyOf(inputColumns);
+      canonicalColumns = java.util.Set.copyOf(canonicalColumns);
     }
   }
 

@@ -62,11 +62,12 @@ import org.slf4j.LoggerFactory;
 /**
  * A CSV or Parquet file ingest written by a {@link FileIngestEngine} (featurestore-duckdb's, when it
  * is on the classpath) instead of the Java path. Decides whether an engine may write the source,
- * runs it (for CSV beside {@link CsvShape}'s check of the file's shape, which cancels it when the
- * file is not plain), then checks every file before it becomes a data file: the footer's columns
- * carry the table's field ids and exact types, each partition value equals Iceberg's transform of
- * the file's lowest and highest source value, the row counts add up (to the CSV's record count or
- * the Parquet file's row count). Files then move into the table's data location (local tables) or
+ * runs it (for CSV beside {@link CsvShape}'s check of the file's shape and of the int, long, double
+ * and timestamp fields' canonical text, which the engine may then read typed; the check cancels the
+ * engine when the file is not plain or a field not canonical), then checks every file before it
+ * becomes a data file: the footer's columns carry the table's field ids and exact types, each
+ * partition value equals Iceberg's transform of the file's lowest and highest source value, the row
+ * counts add up (to the CSV's record count or the Parquet file's row count). Files then move into the table's data location (local tables) or
  * are copied through the table's FileIO.
  *
  * <p>Whenever the engine declines, fails or a check fails, everything it wrote is deleted and the
@@ -160,9 +161,24 @@ final class EngineIngest {
     Thread closing = null;
     try {
       staging = stagingDirectory();
+      // the shape check also checks the values of these columns, so the engine may read them typed
+      byte[] kinds = new byte[columns.size()];
+      boolean[] required = new boolean[columns.size()];
+      Set<String> canonical = new HashSet<>();
+      if (format == Format.CSV) {
+        for (int i = 0; i < columns.size(); i++) {
+          Types.NestedField column = schema.findField(columns.get(i));
+          kinds[i] = CanonicalText.kind(column.type());
+          required[i] = column.isRequired();
+          if (kinds[i] != CanonicalText.NONE) {
+            canonical.add(column.name());
+          }
+        }
+      }
       FileIngestEngine.Request request = new FileIngestEngine.Request(format, file.toAbsolutePath(), columns, schema,
           table.spec(), staging, compressionCodec(), compressionLevel(), PropertyUtil.propertyAsLong(table.properties(),
-              TableProperties.WRITE_TARGET_FILE_SIZE_BYTES, TableProperties.WRITE_TARGET_FILE_SIZE_BYTES_DEFAULT));
+              TableProperties.WRITE_TARGET_FILE_SIZE_BYTES, TableProperties.WRITE_TARGET_FILE_SIZE_BYTES_DEFAULT),
+          canonical);
       List<WrittenFile> files;
       long expectedRows;
       long preparedNanos;
@@ -178,7 +194,7 @@ final class EngineIngest {
         AtomicReference<FileIngestEngine.Job> running = new AtomicReference<>();
         shape = workers.submit(() -> {
           try {
-            long records = CsvShape.check(file, columns.size(), stop::get);
+            long records = CsvShape.check(file, kinds, required, columns.toArray(new String[0]), stop::get);
             estimate.set(records);
             return records;
           } catch (CsvShape.NotPlain | IOException | RuntimeException e) {
