@@ -151,6 +151,7 @@ final class CompactionOperation implements Compaction {
       throw new InvalidStateException("Cannot execute compaction of table " + handle.id() + ": already executed");
     }
     used = true;
+    long started = System.nanoTime();
     Table table = handle.translating("refresh table " + handle.id(), handle::refreshed);
     long target = targetFileSize != null ? targetFileSize
         : checkPositive(PropertyUtil.propertyAsLong(table.properties(), TableProperties.WRITE_TARGET_FILE_SIZE_BYTES,
@@ -229,6 +230,7 @@ final class CompactionOperation implements Compaction {
     details.put("commit_ms", committed.commitMillis());
     details.put("prepare_ms", committed.prepareMillis());
     details.put("cleanup_lock_ms", committed.cleanupLockMillis());
+    details.put("elapsed_ms", (System.nanoTime() - started) / 1_000_000);
     handle.record("compact", committed.snapshotId(), details);
     return new CompactionResult(OptionalLong.of(committed.snapshotId()), rewritten.size(), written.size(),
         committed.removedDeletes(), rewrittenBytes, addedBytes, rows, partitions.size(), committed.carried());
