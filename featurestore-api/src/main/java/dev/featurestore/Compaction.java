@@ -36,7 +36,8 @@ public interface Compaction {
   Compaction smallFileThresholdBytes(long bytes);
 
   /**
-   * A file at or above the small-file threshold that has deletes is rewritten only once its deleted
+   * A file at or above the small-file threshold (with {@link #sizeTiers}: any file not merged) that
+   * has deletes is rewritten only once its deleted
    * rows reach this fraction of its rows (default {@value MaintenancePolicy#DEFAULT_DELETED_ROWS_THRESHOLD}):
    * a large file with a few deleted rows keeps its deletion vector (or position-delete file)
    * instead of being rewritten whole, so the work of a compaction follows what changed, not the
@@ -55,6 +56,33 @@ public interface Compaction {
    * @throws IllegalArgumentException if below 1
    */
   Compaction minInputFiles(int count);
+
+  /**
+   * Merges only files of similar size, so that the cost of a compaction follows the data written
+   * since the last one, not the size of the table (what {@link MaintenancePlan}s and background
+   * maintenance do by default, see {@link MaintenancePolicy#compactionSizeRatio()}). Without it,
+   * every file below the small-file threshold is rewritten: a full compaction, the default of
+   * {@code compact()}.
+   *
+   * <p>The small files of each partition, smallest first, form size tiers: a file joins the tier of
+   * the files before it when it is at most {@code sizeRatio} times their total size; a larger
+   * file starts the next tier. A tier of at least {@code minFiles} files is rewritten; the files
+   * of a smaller tier are left as they are, unless their deletes reach the
+   * {@link #deletedRowsThreshold} (which, with tiers, applies to every file not merged, small or
+   * not). A merged file is at least {@code 1 + 1/sizeRatio} times larger than the largest file it
+   * merged, so a row is rewritten O(log(table / batch)) times before it reaches a file of the
+   * small-file size, where it stays. Delete files are handled as without tiers.
+   *
+   * <pre>{@code
+   * table.maintenance().compact().sizeTiers(2.0, 4).execute();
+   * }</pre>
+   *
+   * @param sizeRatio at least 1 (default {@value MaintenancePolicy#DEFAULT_COMPACTION_SIZE_RATIO})
+   * @param minFiles at least 2 (default {@value MaintenancePolicy#DEFAULT_COMPACTION_TIER_FILES})
+   * @throws InvalidArgumentException {@code Cannot compact size tiers: size ratio must be a number of
+   *     at least 1: 0.5}, or {@code Cannot compact size tiers: files per tier must be at least 2: 1}
+   */
+  Compaction sizeTiers(double sizeRatio, int minFiles);
 
   /** Sorts the rows of each partition by this order (default: the table's sort order, if any). */
   Compaction sortBy(SortOrder order);

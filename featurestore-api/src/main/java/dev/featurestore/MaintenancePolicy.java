@@ -17,10 +17,16 @@ import java.time.Duration;
 public final class MaintenancePolicy {
   /** The default of {@link #deletedRowsThreshold()}. */
   public static final double DEFAULT_DELETED_ROWS_THRESHOLD = 0.1;
+  /** The default of {@link #compactionSizeRatio()}. */
+  public static final double DEFAULT_COMPACTION_SIZE_RATIO = 2.0;
+  /** The default of {@link #compactionTierFiles()}. */
+  public static final int DEFAULT_COMPACTION_TIER_FILES = 4;
 
   private final int smallFileThreshold;
   private final int deleteFileThreshold;
   private final double deletedRowsThreshold;
+  private final double compactionSizeRatio;
+  private final int compactionTierFiles;
   private final int snapshotThreshold;
   private final int manifestThreshold;
   private final int retainLastSnapshots;
@@ -37,6 +43,8 @@ public final class MaintenancePolicy {
     this.smallFileThreshold = b.smallFileThreshold;
     this.deleteFileThreshold = b.deleteFileThreshold;
     this.deletedRowsThreshold = b.deletedRowsThreshold;
+    this.compactionSizeRatio = b.compactionSizeRatio;
+    this.compactionTierFiles = b.compactionTierFiles;
     this.snapshotThreshold = b.snapshotThreshold;
     this.manifestThreshold = b.manifestThreshold;
     this.retainLastSnapshots = b.retainLastSnapshots;
@@ -50,7 +58,7 @@ public final class MaintenancePolicy {
     this.leaseDuration = b.leaseDuration;
   }
 
-  /** The defaults: compact at 10 small files or 10 delete files (a large file rewritten once 10% of its rows are deleted), expire at 50 snapshots keeping 10 and 5 days, rewrite manifests at 50, remove orphans older than 3 hours. */
+  /** The defaults: compact at 10 small files or 10 delete files, in size tiers (4 files within 2x; a file not merged rewritten once 10% of its rows are deleted), expire at 50 snapshots keeping 10 and 5 days, rewrite manifests at 50, remove orphans older than 3 hours. */
   public static MaintenancePolicy defaults() {
     return builder().build();
   }
@@ -78,6 +86,8 @@ public final class MaintenancePolicy {
     b.smallFileThreshold = smallFileThreshold;
     b.deleteFileThreshold = deleteFileThreshold;
     b.deletedRowsThreshold = deletedRowsThreshold;
+    b.compactionSizeRatio = compactionSizeRatio;
+    b.compactionTierFiles = compactionTierFiles;
     b.snapshotThreshold = snapshotThreshold;
     b.manifestThreshold = manifestThreshold;
     b.retainLastSnapshots = retainLastSnapshots;
@@ -103,12 +113,33 @@ public final class MaintenancePolicy {
   }
 
   /**
-   * A compaction rewrites a file at or above the small-file size only once this fraction of its
-   * rows is deleted (default {@value #DEFAULT_DELETED_ROWS_THRESHOLD}); smaller files are rewritten
-   * whatever their deletes. See {@link Compaction#deletedRowsThreshold}.
+   * A compaction rewrites a file it does not merge (with size tiers: any file outside a tier ready
+   * to merge; with {@link Builder#compactEverySmallFile()}: a file at or above the small-file size)
+   * only once this fraction of its rows is deleted (default {@value #DEFAULT_DELETED_ROWS_THRESHOLD}).
+   * See {@link Compaction#deletedRowsThreshold}.
    */
   public double deletedRowsThreshold() {
     return deletedRowsThreshold;
+  }
+
+  /**
+   * The compaction's size tiers (see {@link Compaction#sizeTiers}): among the small files, a file
+   * is merged with the smaller ones when it is at most this many times their total size (default
+   * {@value #DEFAULT_COMPACTION_SIZE_RATIO}); {@code 0} when the policy's compaction rewrites every
+   * small file ({@link Builder#compactEverySmallFile()}). With tiers, a round rewrites what was
+   * written since the last rounds, not the table, and the plan runs a compaction only when some
+   * tier is ready or some file's deletes reach {@link #deletedRowsThreshold()}.
+   */
+  public double compactionSizeRatio() {
+    return compactionSizeRatio;
+  }
+
+  /**
+   * The compaction's size tiers: a tier is merged once it has at least this many files (default
+   * {@value #DEFAULT_COMPACTION_TIER_FILES}); see {@link #compactionSizeRatio()}.
+   */
+  public int compactionTierFiles() {
+    return compactionTierFiles;
   }
 
   /** Expiry runs when the table has at least this many snapshots. */
@@ -187,6 +218,8 @@ public final class MaintenancePolicy {
   public String toString() {
     return "MaintenancePolicy{smallFiles>=" + smallFileThreshold + ", deleteFiles>=" + deleteFileThreshold
         + ", deletedRows>=" + deletedRowsThreshold
+        + (compactionSizeRatio == 0 ? ", compactEverySmallFile" : ", sizeTiers=" + compactionSizeRatio + "x/"
+            + compactionTierFiles)
         + ", snapshots>=" + snapshotThreshold + ", manifests>=" + manifestThreshold
         + ", retainLast=" + retainLastSnapshots + ", maxSnapshotAge=" + maxSnapshotAge
         + (maxSnapshots == Integer.MAX_VALUE ? "" : ", maxSnapshots=" + maxSnapshots)
@@ -200,6 +233,8 @@ public final class MaintenancePolicy {
     private int smallFileThreshold = 10;
     private int deleteFileThreshold = 10;
     private double deletedRowsThreshold = DEFAULT_DELETED_ROWS_THRESHOLD;
+    private double compactionSizeRatio = DEFAULT_COMPACTION_SIZE_RATIO;
+    private int compactionTierFiles = DEFAULT_COMPACTION_TIER_FILES;
     private int snapshotThreshold = 50;
     private int manifestThreshold = 50;
     private int retainLastSnapshots = 10;
@@ -260,6 +295,35 @@ public final class MaintenancePolicy {
     /** See {@link MaintenancePolicy#deletedRowsThreshold()}; between 0 and 1. */
     public Builder rewriteFilesWhenDeletedRowsAtLeast(double fraction) {
       this.deletedRowsThreshold = fraction(fraction);
+      return this;
+    }
+
+    /**
+     * See {@link MaintenancePolicy#compactionSizeRatio()} and {@link Compaction#sizeTiers}.
+     *
+     * @throws InvalidArgumentException {@code Cannot set compaction size tiers: size ratio must be a
+     *     number of at least 1: 0.5}, or {@code ...: files per tier must be at least 2: 1}
+     */
+    public Builder compactSizeTiers(double sizeRatio, int minFiles) {
+      if (!(sizeRatio >= 1) || Double.isInfinite(sizeRatio)) {
+        throw new InvalidArgumentException(
+            "Cannot set compaction size tiers: size ratio must be a number of at least 1: " + sizeRatio);
+      }
+      if (minFiles < 2) {
+        throw new InvalidArgumentException("Cannot set compaction size tiers: files per tier must be at least 2: " + minFiles);
+      }
+      this.compactionSizeRatio = sizeRatio;
+      this.compactionTierFiles = minFiles;
+      return this;
+    }
+
+    /**
+     * The policy's compaction rewrites every small file of a partition at each round (a full
+     * compaction, as before size tiers): its cost follows the table's small files, not what
+     * arrived since the last round. {@link #compactSizeTiers} turns tiers back on.
+     */
+    public Builder compactEverySmallFile() {
+      this.compactionSizeRatio = 0;
       return this;
     }
 

@@ -56,6 +56,7 @@ final class CdcSoakBenchmark {
       double loadSeconds = Harness.elapsedNanos(loadStart) / 1e9;
       Harness.note("%s load: %d documents in %.1f s (%.0f documents/s)", NAME, docs, loadSeconds, docs / loadSeconds);
       long soakStart = System.nanoTime();
+      long[] seen = new long[2]; // compactions of each table already printed
       for (int c = 0; c < commits; c++) {
         for (int u = 0; u < updates; u++) {
           int id = random.nextInt(docs);
@@ -65,8 +66,9 @@ final class CdcSoakBenchmark {
         cdc.flush();
         flushMs[c] = Harness.elapsedNanos(start) / 1e6;
         if ((c + 1) % Math.max(1, commits / 20) == 0) {
-          Harness.progress("%s: %d/%d commits, last flush %.1f ms, %s; current state: %s", NAME, c + 1, commits, flushMs[c],
-              footprint(dir.resolve("store")), live(store, state));
+          Harness.progress("%s: %d/%d commits, last flush %.1f ms, %s; current state: %s; compactions since the last line: "
+              + "state %s, change log %s", NAME, c + 1, commits, flushMs[c], footprint(dir.resolve("store")), live(store, state),
+              rounds(store, state, seen, 0), rounds(store, log, seen, 1));
         }
       }
       double soakSeconds = Harness.elapsedNanos(soakStart) / 1e9;
@@ -177,6 +179,49 @@ final class CdcSoakBenchmark {
             + prepares.get(prepares.size() - 1) + " ms max")
         + (cleanups.isEmpty() ? "" : "; " + cleanups.size() + " removals of the vectors left pointing at removed files held "
             + "the lock " + cleanups.get(cleanups.size() / 2) + " ms median, " + cleanups.get(cleanups.size() - 1) + " ms max");
+  }
+
+  /**
+   * The compactions of {@code id} in the operations log after the first {@code seen[slot]}: how
+   * many, data files and bytes rewritten, and their time (each compaction's {@code elapsed_ms}),
+   * so the cost of a round can be followed against the stream's age.
+   */
+  private static String rounds(FeatureStore store, TableId id, long[] seen, int slot) {
+    java.util.regex.Pattern files = java.util.regex.Pattern.compile("\"rewritten_files\"\\s*:\\s*(\\d+)");
+    java.util.regex.Pattern bytes = java.util.regex.Pattern.compile("\"rewritten_bytes\"\\s*:\\s*(\\d+)");
+    java.util.regex.Pattern elapsed = java.util.regex.Pattern.compile("\"elapsed_ms\"\\s*:\\s*(\\d+)");
+    long n = 0;
+    long rewrittenFiles = 0;
+    long rewrittenBytes = 0;
+    long maxBytes = 0;
+    long ms = 0;
+    long maxMs = 0;
+    long index = 0;
+    try (dev.featurestore.QueryResult entries = store.operations()) {
+      for (dev.featurestore.Row row : entries) {
+        if (!"compact".equals(row.get("operation")) || !id.toString().equals(row.get("table_name"))) {
+          continue;
+        }
+        if (index++ < seen[slot]) {
+          continue;
+        }
+        String details = (String) row.get("details");
+        n++;
+        java.util.regex.Matcher m = files.matcher(details);
+        rewrittenFiles += m.find() ? Long.parseLong(m.group(1)) : 0;
+        m = bytes.matcher(details);
+        long b = m.find() ? Long.parseLong(m.group(1)) : 0;
+        rewrittenBytes += b;
+        maxBytes = Math.max(maxBytes, b);
+        m = elapsed.matcher(details);
+        long t = m.find() ? Long.parseLong(m.group(1)) : 0;
+        ms += t;
+        maxMs = Math.max(maxMs, t);
+      }
+    }
+    seen[slot] = index;
+    return n == 0 ? "none" : String.format("%d (%d files, %.1f MB rewritten, at most %.1f MB in one; %d ms, at most %d ms)",
+        n, rewrittenFiles, rewrittenBytes / 1e6, maxBytes / 1e6, ms, maxMs);
   }
 
   private static int snapshots(FeatureStore store, TableId id) {

@@ -51,8 +51,8 @@ import org.apache.iceberg.io.CloseableIterable;
  *       pair is still measured and printed as a note (first), so the two can be compared. A note
  *       also gives the scanning thread's CPU time per side (medians), steadier than wall time
  *       on a shared machine.
- *   <li>{@code cdc-upsert-read-compacted}: the same, after {@code table.maintenance().compact()}
- *       (the compaction background maintenance runs).
+ *   <li>{@code cdc-upsert-read-compacted}: the same, after {@code table.maintenance().compact()}, a full
+ *       compaction (every small file; background maintenance merges in size tiers instead).
  * </ul>
  * The pipelines run without background maintenance (on by default since issue 14), so the
  * vectors are what is measured, not a compaction that happened to run during the writes.

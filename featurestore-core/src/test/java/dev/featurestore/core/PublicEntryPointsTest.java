@@ -316,6 +316,9 @@ class PublicEntryPointsTest {
     rows.add(onTable("compact target 0", InvalidArgumentException.class, t -> t.maintenance().compact().targetFileSizeBytes(0)));
     rows.add(onTable("compact threshold 0", InvalidArgumentException.class, t -> t.maintenance().compact().smallFileThresholdBytes(0)));
     rows.add(onTable("compact min inputs 0", InvalidArgumentException.class, t -> t.maintenance().compact().minInputFiles(0)));
+    rows.add(onTable("compact size ratio below 1", InvalidArgumentException.class,
+        t -> t.maintenance().compact().sizeTiers(0.5, 4)));
+    rows.add(onTable("compact tier of 1 file", InvalidArgumentException.class, t -> t.maintenance().compact().sizeTiers(2, 1)));
     rows.add(onTable("compact filter unknown column", t -> t.maintenance().compact().filter(Expressions.equal("nope", 1)).execute()));
     rows.add(onTable("tier negative age", InvalidArgumentException.class, t -> t.tiering().olderThan(Duration.ofSeconds(-1))));
     rows.add(onTable("tier files per commit 0", InvalidArgumentException.class, t -> t.tiering().filesPerCommit(0)));

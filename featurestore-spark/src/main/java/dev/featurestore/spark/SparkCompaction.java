@@ -34,6 +34,7 @@ final class SparkCompaction implements Compaction {
   private Long smallFileThreshold;
   private double deletedRowsThreshold = dev.featurestore.MaintenancePolicy.DEFAULT_DELETED_ROWS_THRESHOLD;
   private int minInputFiles = 2;
+  private int tierFiles = 1;
   private SortOrder sortOrder;
   private Expression filter;
   private boolean used;
@@ -71,6 +72,20 @@ final class SparkCompaction implements Compaction {
     return this;
   }
 
+  /**
+   * Checked as the library's compaction checks it, but Iceberg's Spark bin-packing has no size
+   * tiers: here the tiers' file count only raises {@code min-input-files} (a partition is
+   * rewritten once it has that many small files, all of them), and the size ratio is not used.
+   */
+  @Override
+  public Compaction sizeTiers(double sizeRatio, int minFiles) {
+    InvalidArgumentException.check(sizeRatio >= 1 && !Double.isInfinite(sizeRatio),
+        "Cannot compact size tiers: size ratio must be a number of at least 1: %s", sizeRatio);
+    InvalidArgumentException.check(minFiles >= 2, "Cannot compact size tiers: files per tier must be at least 2: %s", minFiles);
+    this.tierFiles = minFiles;
+    return this;
+  }
+
   @Override
   public Compaction sortBy(SortOrder order) {
     this.sortOrder = InvalidArgumentException.requireNonNull(order, "compact", "order");
@@ -103,7 +118,7 @@ final class SparkCompaction implements Compaction {
           .option(RewriteDataFiles.TARGET_FILE_SIZE_BYTES, Long.toString(target))
           .option("min-file-size-bytes", Long.toString(Math.min(small, target)))
           .option("max-file-size-bytes", Long.toString(Long.MAX_VALUE / 4)) // never split a large file
-          .option("min-input-files", Integer.toString(minInputFiles))
+          .option("min-input-files", Integer.toString(Math.max(minInputFiles, tierFiles)))
           .option("delete-file-threshold", deletedRowsThreshold == 0 ? "1" : Integer.toString(Integer.MAX_VALUE))
           .option("delete-ratio-threshold", Double.toString(deletedRowsThreshold == 0 ? 1 : deletedRowsThreshold))
           .option(RewriteDataFiles.PARTIAL_PROGRESS_ENABLED, "false")

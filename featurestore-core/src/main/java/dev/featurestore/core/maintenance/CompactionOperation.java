@@ -13,6 +13,7 @@ import dev.featurestore.core.base.Errors;
 import dev.featurestore.core.base.RowMoves;
 import dev.featurestore.core.base.ScanPlanning;
 import dev.featurestore.core.base.TableHandle;
+import dev.featurestore.core.maintenance.CompactionChoice.Group;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
@@ -30,7 +31,6 @@ import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileContent;
 import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.FileScanTask;
-import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.RewriteFiles;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Snapshot;
@@ -67,16 +67,14 @@ import org.slf4j.LoggerFactory;
  */
 final class CompactionOperation implements Compaction {
   private static final Logger LOG = LoggerFactory.getLogger(CompactionOperation.class);
-  /** At most this many files in one group (one bin of the bin-packing). */
-  static final int MAX_GROUP_FILES = 1_000;
-  /** At most this many input bytes in one group, or the target file size if larger. */
-  static final long MAX_GROUP_BYTES = 1L << 30;
 
   private final TableHandle handle;
   private Long targetFileSize;
   private Long smallFileThreshold;
   private double deletedRowsThreshold = MaintenancePolicy.DEFAULT_DELETED_ROWS_THRESHOLD;
   private int minInputFiles = 2;
+  private double sizeRatio = 0; // no size tiers: every small file
+  private int tierFiles = MaintenancePolicy.DEFAULT_COMPACTION_TIER_FILES;
   private SortOrder sortOrder;
   private Expression filter = Expressions.alwaysTrue();
   private boolean used = false;
@@ -125,6 +123,19 @@ final class CompactionOperation implements Compaction {
   }
 
   @Override
+  public Compaction sizeTiers(double sizeRatio, int minFiles) {
+    if (!(sizeRatio >= 1) || Double.isInfinite(sizeRatio)) {
+      throw new InvalidArgumentException("Cannot compact size tiers: size ratio must be a number of at least 1: " + sizeRatio);
+    }
+    if (minFiles < 2) {
+      throw new InvalidArgumentException("Cannot compact size tiers: files per tier must be at least 2: " + minFiles);
+    }
+    this.sizeRatio = sizeRatio;
+    this.tierFiles = minFiles;
+    return this;
+  }
+
+  @Override
   public Compaction sortBy(SortOrder order) {
     this.sortOrder = InvalidArgumentException.requireNonNull(order, "compact table", "order");
     return this;
@@ -143,15 +154,13 @@ final class CompactionOperation implements Compaction {
     return bytes;
   }
 
-  /** The files of one partition chosen for rewriting. */
-  private record Group(PartitionSpec spec, StructLike partition, List<FileScanTask> tasks) {}
-
   @Override
   public CompactionResult execute() {
     if (used) {
       throw new InvalidStateException("Cannot execute compaction of table " + handle.id() + ": already executed");
     }
     used = true;
+    long started = System.nanoTime();
     Table table = handle.translating("refresh table " + handle.id(), handle::refreshed);
     long target = targetFileSize != null ? targetFileSize
         : checkPositive(PropertyUtil.propertyAsLong(table.properties(), TableProperties.WRITE_TARGET_FILE_SIZE_BYTES,
@@ -162,7 +171,8 @@ final class CompactionOperation implements Compaction {
       return CompactionResult.nothingToDo();
     }
     List<FileScanTask> tasks = handle.translating("plan compaction of table " + handle.id(), () -> plan(table, start));
-    List<Group> groups = select(table, tasks, small, target);
+    List<Group> groups = new CompactionChoice(small, target, deletedRowsThreshold, minInputFiles, sizeRatio, tierFiles)
+        .groups(table, tasks);
     if (groups.isEmpty()) {
       return CompactionResult.nothingToDo();
     }
@@ -224,12 +234,16 @@ final class CompactionOperation implements Compaction {
     details.put("rewritten_bytes", rewrittenBytes);
     details.put("added_bytes", addedBytes);
     details.put("rows", rows);
+    if (sizeRatio > 0) {
+      details.put("size_tiers", sizeRatio + "x/" + tierFiles);
+    }
     details.put("carried_deletes", committed.carried());
     details.put("carried_from_commits", committed.carriedSnapshots());
     details.put("lock_ms", committed.lockMillis());
     details.put("commit_ms", committed.commitMillis());
     details.put("prepare_ms", committed.prepareMillis());
     details.put("cleanup_lock_ms", committed.cleanupLockMillis());
+    details.put("elapsed_ms", (System.nanoTime() - started) / 1_000_000);
     handle.record("compact", committed.snapshotId(), details);
     return new CompactionResult(OptionalLong.of(committed.snapshotId()), rewritten.size(), written.size(),
         committed.removedDeletes(), rewrittenBytes, addedBytes, rows, partitions.size(), committed.carried());
@@ -591,68 +605,6 @@ final class CompactionOperation implements Compaction {
       throw new UncheckedIOException(e);
     }
     return tasks;
-  }
-
-  private List<Group> select(Table table, List<FileScanTask> tasks, long small, long target) {
-    Map<String, List<FileScanTask>> byPartition = new LinkedHashMap<>();
-    for (FileScanTask task : tasks) {
-      DataFile file = task.file();
-      if (file.fileSizeInBytes() >= small && !deletedEnough(task, deletedRowsThreshold)) {
-        continue; // a large file without deletes, or with fewer deleted rows than the threshold: kept as it is
-      }
-      PartitionSpec spec = table.specs().get(file.specId());
-      String key = file.specId() + "/" + spec.partitionToPath(file.partition());
-      byPartition.computeIfAbsent(key, k -> new ArrayList<>()).add(task);
-    }
-    List<Group> groups = new ArrayList<>();
-    long maxBytes = Math.max(target, MAX_GROUP_BYTES);
-    for (List<FileScanTask> candidates : byPartition.values()) {
-      boolean hasDeletes = candidates.stream().anyMatch(t -> !t.deletes().isEmpty());
-      if (candidates.size() >= minInputFiles || hasDeletes) {
-        // bounded groups: the rewrite of one group, and the deletes to carry over to it, stay bounded
-        List<List<FileScanTask>> chunks = new ArrayList<>();
-        List<FileScanTask> chunk = new ArrayList<>();
-        long bytes = 0;
-        for (FileScanTask task : candidates) {
-          if (!chunk.isEmpty() && (chunk.size() >= MAX_GROUP_FILES || bytes + task.file().fileSizeInBytes() > maxBytes)) {
-            chunks.add(chunk);
-            chunk = new ArrayList<>();
-            bytes = 0;
-          }
-          chunk.add(task);
-          bytes += task.file().fileSizeInBytes();
-        }
-        chunks.add(chunk);
-        for (List<FileScanTask> c : chunks) {
-          // a leftover chunk of one file without deletes would be copied as it is: left alone
-          if (chunks.size() == 1 || c.size() > 1 || !c.get(0).deletes().isEmpty()) {
-            DataFile first = c.get(0).file();
-            groups.add(new Group(table.specs().get(first.specId()), first.partition(), c));
-          }
-        }
-      }
-    }
-    return groups;
-  }
-
-  /**
-   * Whether the task's file has deletes, and they reach {@code threshold} of its rows. Deletes that
-   * cannot be counted for this file alone (equality deletes, position-delete files covering several
-   * data files) count as reaching it, as every file with deletes was rewritten before the threshold.
-   */
-  static boolean deletedEnough(FileScanTask task, double threshold) {
-    if (task.deletes().isEmpty()) {
-      return false;
-    }
-    long deleted = 0;
-    for (DeleteFile delete : task.deletes()) {
-      if (delete.content() != FileContent.POSITION_DELETES || !ContentFileUtil.isFileScoped(delete)) {
-        return true;
-      }
-      deleted += delete.recordCount();
-    }
-    long rows = task.file().recordCount();
-    return rows <= 0 || deleted >= threshold * rows;
   }
 
   /** Delete files that apply only to files being rewritten; after the rewrite they apply to nothing. */

@@ -94,8 +94,10 @@ final class PlannedMaintenance implements MaintenancePlan {
         long small = Math.max(1, target * 3 / 4);
         long smallFiles = 0;
         Set<String> deleteFiles = new HashSet<>();
+        List<FileScanTask> files = new ArrayList<>();
         try (CloseableIterable<FileScanTask> tasks = ScanPlanning.newScan(table, current).planFiles()) {
           for (FileScanTask task : tasks) {
+            files.add(task);
             if (task.file().fileSizeInBytes() < small) {
               smallFiles++;
             }
@@ -106,12 +108,19 @@ final class PlannedMaintenance implements MaintenancePlan {
         } catch (IOException e) {
           throw new UncheckedIOException(e);
         }
+        String reason = null;
         if (smallFiles >= policy.smallFileThreshold()) {
-          steps.add(new MaintenanceStep(MaintenanceTask.COMPACT, "small data files: " + smallFiles
-              + " (threshold " + policy.smallFileThreshold() + ", smaller than " + small + " bytes)"));
+          reason = "small data files: " + smallFiles + " (threshold " + policy.smallFileThreshold() + ", smaller than "
+              + small + " bytes)";
         } else if (deleteFiles.size() >= policy.deleteFileThreshold()) {
-          steps.add(new MaintenanceStep(MaintenanceTask.COMPACT,
-              "delete files: " + deleteFiles.size() + " (threshold " + policy.deleteFileThreshold() + ")"));
+          reason = "delete files: " + deleteFiles.size() + " (threshold " + policy.deleteFileThreshold() + ")";
+        }
+        // with size tiers, only when the compaction would rewrite something: a round may leave more
+        // small files or delete files than the thresholds (tiers not full, few deleted rows)
+        if (reason != null && (policy.compactionSizeRatio() == 0 || !new CompactionChoice(small, target,
+            policy.deletedRowsThreshold(), 2, policy.compactionSizeRatio(), policy.compactionTierFiles())
+            .groups(table, files).isEmpty())) {
+          steps.add(new MaintenanceStep(MaintenanceTask.COMPACT, reason));
         }
         int manifests = current.dataManifests(table.io()).size();
         if (manifests >= policy.manifestThreshold()) {
@@ -171,7 +180,11 @@ final class PlannedMaintenance implements MaintenancePlan {
       try {
         switch (step.task()) {
           case COMPACT -> {
-            CompactionResult r = maintenance.compact().deletedRowsThreshold(policy.deletedRowsThreshold()).execute();
+            dev.featurestore.Compaction compact = maintenance.compact().deletedRowsThreshold(policy.deletedRowsThreshold());
+            if (policy.compactionSizeRatio() > 0) {
+              compact.sizeTiers(policy.compactionSizeRatio(), policy.compactionTierFiles());
+            }
+            CompactionResult r = compact.execute();
             compaction = Optional.of(r);
             message = "rewrote " + r.rewrittenDataFiles() + " data files into " + r.addedDataFiles();
           }

@@ -541,10 +541,17 @@ class CompactionTest extends LocalStoreTest {
     dev.featurestore.MaintenancePolicy policy = dev.featurestore.MaintenancePolicy.builder()
         .compactWhenDeleteFilesAtLeast(1).rewriteFilesWhenDeletedRowsAtLeast(0.5).removeOrphans(false).build();
 
-    var report = events.maintenance().plan(policy).execute();
+    // with size tiers (the default), a plan runs no compaction that would rewrite nothing
+    assertThat(events.maintenance().plan(policy).steps()).isEmpty();
+    var report = events.maintenance().plan(policy.toBuilder().compactEverySmallFile().build()).execute();
 
     assertThat(report.compaction()).hasValueSatisfying(r -> assertThat(r.rewrittenDataFiles()).isZero());
     assertThat(dataFiles()).containsExactlyInAnyOrderElementsOf(files.stream().map(DataFile::location).toList());
+    assertThat(ids(events)).isEqualTo(expectedAfterDeletes());
+
+    // 4% passes to the compaction: both files (5% and 30%) are rewritten, where the default 10% takes only B
+    var both = events.maintenance().plan(policy.toBuilder().rewriteFilesWhenDeletedRowsAtLeast(0.04).build()).execute();
+    assertThat(both.compaction()).hasValueSatisfying(r -> assertThat(r.rewrittenDataFiles()).isEqualTo(2));
     assertThat(ids(events)).isEqualTo(expectedAfterDeletes());
   }
 
@@ -561,5 +568,224 @@ class CompactionTest extends LocalStoreTest {
     }
     assertThat(dev.featurestore.MaintenancePolicy.defaults().deletedRowsThreshold()).isEqualTo(0.1);
     assertThat(dev.featurestore.MaintenancePolicy.streaming().deletedRowsThreshold()).isEqualTo(0.1);
+  }
+
+  /** Every row of the table, all columns, sorted: what a compaction must leave as it found it. */
+  private List<String> allRows(FeatureTable table) {
+    List<String> rows = new ArrayList<>();
+    try (QueryResult result = table.query().execute()) {
+      for (Row row : result) {
+        rows.add(row.toMap().toString());
+      }
+    }
+    rows.sort(String::compareTo);
+    return rows;
+  }
+
+  private static long sizeOf(String location) {
+    try {
+      return Files.size(Path.of(location.startsWith("file:") ? java.net.URI.create(location).getPath() : location));
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  /**
+   * Rounds of planned maintenance (default policy: size tiers) over a table that grows by a few
+   * small files per round: the big file is never rewritten, the small ones are merged, and no
+   * round rewrites more than the small files. A full compaction of the same table rewrites the
+   * big file too.
+   */
+  @Test
+  void sizeTiers_roundsOverAGrowingTable_leaveTheBigFileAlone_andMergeTheSmallOnes() {
+    events = TestTables.createEvents(store, false);
+    String big = appendRows(events, 0, 20_000).get(0).location();
+    long bigBytes = sizeOf(big);
+    dev.featurestore.MaintenancePolicy policy = dev.featurestore.MaintenancePolicy.builder()
+        .compactWhenSmallFilesAtLeast(5).removeOrphans(false).build();
+    long next = 100_000;
+    int compactions = 0;
+    for (int round = 0; round < 8; round++) {
+      for (int i = 0; i < 4; i++) {
+        appendRows(events, next, 10);
+        next += 10;
+      }
+      List<String> before = allRows(events);
+
+      var report = events.maintenance().plan(policy).execute();
+
+      assertThat(allRows(events)).isEqualTo(before);
+      assertThat(dataFiles()).contains(big);
+      if (report.compaction().isPresent()) {
+        compactions++;
+        CompactionResult r = report.compaction().get();
+        assertThat(r.rewrittenDataFiles()).isGreaterThanOrEqualTo(4);
+        assertThat(r.rewrittenBytes()).isLessThan(bigBytes);
+      }
+      // never more than a few small files beside the big one: the tiers merge as they fill
+      assertThat(dataFiles()).hasSizeLessThanOrEqualTo(1 + 3 * 4);
+    }
+    assertThat(compactions).isGreaterThanOrEqualTo(4);
+    List<Long> expected = range(0, 20_000);
+    expected.addAll(range(100_000, next));
+    assertThat(ids(events)).isEqualTo(expected);
+
+    List<String> before = allRows(events);
+    CompactionResult full = events.maintenance().compact().execute(); // no tiers: a full compaction
+    assertThat(full.rewrittenBytes()).isGreaterThan(bigBytes);
+    assertThat(dataFiles()).hasSize(1).doesNotContain(big);
+    assertThat(allRows(events)).isEqualTo(before);
+  }
+
+  @Test
+  void sizeTiers_aTierReachingItsFileCount_isMerged_notBefore() {
+    events = TestTables.createEvents(store, false);
+    for (int i = 0; i < 3; i++) {
+      appendRows(events, i * 10L, 10);
+    }
+    long snapshot = TestTables.currentSnapshotId(events);
+
+    CompactionResult three = events.maintenance().compact().sizeTiers(2.0, 4).execute();
+
+    assertThat(three.snapshotId()).isEmpty();
+    assertThat(three.rewrittenDataFiles()).isZero();
+    assertThat(TestTables.currentSnapshotId(events)).isEqualTo(snapshot);
+
+    appendRows(events, 30, 10);
+    List<String> before = allRows(events);
+    CompactionResult four = events.maintenance().compact().sizeTiers(2.0, 4).execute();
+
+    assertThat(four.rewrittenDataFiles()).isEqualTo(4);
+    assertThat(four.addedDataFiles()).isEqualTo(1);
+    assertThat(dataFiles()).hasSize(1);
+    assertThat(allRows(events)).isEqualTo(before);
+    assertThat(ids(events)).isEqualTo(range(0, 40));
+  }
+
+  /** Files of different sizes are different tiers: four small files merge, the larger ones do not join them. */
+  @Test
+  void sizeTiers_filesOfDifferentSizes_areNotMergedTogether() {
+    events = TestTables.createEvents(store, false);
+    List<String> larger = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      larger.add(appendRows(events, 100_000L * (i + 1), 50_000).get(0).location());
+    }
+    List<String> smaller = new ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      smaller.add(appendRows(events, i * 10L, 10).get(0).location());
+    }
+    // what the test rests on: each larger file is more than twice the four small ones together
+    long smallBytes = smaller.stream().mapToLong(CompactionTest::sizeOf).sum();
+    assertThat(larger).allSatisfy(f -> assertThat(sizeOf(f)).isGreaterThan(2 * smallBytes));
+    List<String> before = allRows(events);
+
+    CompactionResult result = events.maintenance().compact().sizeTiers(2.0, 4).execute();
+
+    assertThat(result.rewrittenDataFiles()).isEqualTo(4);
+    assertThat(dataFiles()).hasSize(4).containsAll(larger).doesNotContainAnyElementsOf(smaller);
+    assertThat(allRows(events)).isEqualTo(before);
+  }
+
+  /**
+   * With tiers, the deleted-rows threshold applies to every file not merged: the small file with
+   * 30% of its rows deleted is rewritten alone (its deletion vector folded in), the one with 5%
+   * keeps its vector.
+   */
+  @Test
+  void sizeTiers_deletedRowsThreshold_rewritesASmallFileNotMerged() {
+    List<DataFile> files = twoFilesWithDeletedRows();
+    long deleteFilesBefore = liveDataFiles(events).stream().filter(f -> !f.endsWith(".parquet")).distinct().count();
+
+    CompactionResult result = events.maintenance().compact().sizeTiers(2.0, 4).execute();
+
+    assertThat(result.rewrittenDataFiles()).isEqualTo(1); // B (30%), not A (5%): a tier of two is not merged
+    assertThat(result.rows()).isEqualTo(14);
+    assertThat(dataFiles()).hasSize(2).contains(files.get(0).location()).doesNotContain(files.get(1).location());
+    assertThat(liveDataFiles(events).stream().filter(f -> !f.endsWith(".parquet")).distinct().count())
+        .isLessThanOrEqualTo(deleteFilesBefore).isPositive(); // A's vector stays
+    assertThat(ids(events)).isEqualTo(expectedAfterDeletes());
+
+    CompactionResult none = events.maintenance().compact().sizeTiers(2.0, 4).execute();
+    assertThat(none.snapshotId()).isEmpty(); // A alone, 5% deleted: left as it is
+  }
+
+  /** Position deletes (format 2) and deletion vectors (format 3) on a merged tier are applied, and their files dropped. */
+  @ParameterizedTest(name = "format {0}")
+  @ValueSource(ints = {2, 3})
+  void sizeTiers_mergedTierWithDeletes_appliesThem_andDropsTheirFiles(int format) {
+    events = store.createTable(dev.featurestore.TableDefinition.builder("features.tier_events",
+        dev.featurestore.SyntheticFeatures.schema()).formatVersion(format).build());
+    for (int i = 0; i < 4; i++) {
+      appendRows(events, i * 20L, 20);
+    }
+    deleteIds(events, 3, 25, 61);
+    List<String> before = allRows(events);
+
+    CompactionResult result = events.maintenance().compact().sizeTiers(2.0, 4).deletedRowsThreshold(1).execute();
+
+    assertThat(result.rewrittenDataFiles()).isEqualTo(4);
+    assertThat(result.rows()).isEqualTo(77);
+    assertThat(liveDataFiles(events)).hasSize(1); // one data file, no delete file
+    assertThat(allRows(events)).isEqualTo(before);
+  }
+
+  @Test
+  void sizeTiers_failureBeforeTheCommit_leavesTheTableUnchanged() throws Exception {
+    events = TestTables.createEvents(store, false);
+    for (int i = 0; i < 5; i++) {
+      appendRows(events, i * 10L, 10);
+    }
+    long snapshot = TestTables.currentSnapshotId(events);
+    List<String> before = allRows(events);
+    List<String> liveBefore = liveDataFiles(events);
+    long onDisk = filesOnDisk();
+    CompactionOperation compaction = (CompactionOperation) events.maintenance().compact().sizeTiers(2.0, 4);
+    compaction.beforeCommit = () -> {
+      throw new IllegalStateException("storage went away");
+    };
+
+    assertThatThrownBy(compaction::execute).isInstanceOf(IllegalStateException.class).hasMessage("storage went away");
+
+    assertThat(TestTables.currentSnapshotId(events)).isEqualTo(snapshot);
+    assertThat(liveDataFiles(events)).containsExactlyInAnyOrderElementsOf(liveBefore);
+    assertThat(filesOnDisk()).isEqualTo(onDisk); // the compaction's output is gone
+    assertThat(allRows(events)).isEqualTo(before);
+  }
+
+  /** With tiers, a plan runs no compaction that would rewrite nothing, though the small files reach the threshold. */
+  @Test
+  void sizeTiers_planSkipsACompactionThatWouldRewriteNothing() {
+    events = TestTables.createEvents(store, false);
+    appendRows(events, 0, 10);
+    appendRows(events, 100, 2_000);
+    appendRows(events, 10_000, 50_000);
+    dev.featurestore.MaintenancePolicy tiers = dev.featurestore.MaintenancePolicy.builder()
+        .compactWhenSmallFilesAtLeast(3).removeOrphans(false).build();
+
+    assertThat(events.maintenance().plan(tiers).steps()).isEmpty(); // three tiers of one file each
+    assertThat(events.maintenance().plan(tiers.toBuilder().compactEverySmallFile().build()).steps())
+        .extracting(dev.featurestore.MaintenanceStep::task).containsExactly(dev.featurestore.MaintenanceTask.COMPACT);
+  }
+
+  @Test
+  void sizeTiers_badSettings_fail() {
+    events = TestTables.createEvents(store, false);
+    for (double bad : new double[] {0.5, 0, -1, Double.NaN, Double.POSITIVE_INFINITY}) {
+      assertThatThrownBy(() -> events.maintenance().compact().sizeTiers(bad, 4))
+          .isInstanceOf(InvalidArgumentException.class)
+          .hasMessage("Cannot compact size tiers: size ratio must be a number of at least 1: " + bad);
+      assertThatThrownBy(() -> dev.featurestore.MaintenancePolicy.builder().compactSizeTiers(bad, 4))
+          .isInstanceOf(InvalidArgumentException.class)
+          .hasMessage("Cannot set compaction size tiers: size ratio must be a number of at least 1: " + bad);
+    }
+    assertThatThrownBy(() -> events.maintenance().compact().sizeTiers(2, 1))
+        .isInstanceOf(InvalidArgumentException.class)
+        .hasMessage("Cannot compact size tiers: files per tier must be at least 2: 1");
+    assertThatThrownBy(() -> dev.featurestore.MaintenancePolicy.builder().compactSizeTiers(2, 1))
+        .isInstanceOf(InvalidArgumentException.class)
+        .hasMessage("Cannot set compaction size tiers: files per tier must be at least 2: 1");
+    assertThat(dev.featurestore.MaintenancePolicy.defaults().compactionSizeRatio()).isEqualTo(2.0);
+    assertThat(dev.featurestore.MaintenancePolicy.streaming().compactionTierFiles()).isEqualTo(4);
+    assertThat(dev.featurestore.MaintenancePolicy.builder().compactEverySmallFile().build().compactionSizeRatio()).isZero();
   }
 }
