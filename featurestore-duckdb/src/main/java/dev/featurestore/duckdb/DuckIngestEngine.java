@@ -56,9 +56,6 @@ public final class DuckIngestEngine implements FileIngestEngine {
       Map<String, String> inputTypes = request.format() == Format.PARQUET
           ? parquetTypes(connection, request.source()) : Map.of();
       plan = new IngestSql(request, inputTypes);
-      if (request.format() == Format.CSV) {
-        plan.sampleTimestampFormats(connection);
-      }
       sql = plan.copy();
     } catch (Declined | SQLException | RuntimeException e) {
       close(connection);
@@ -225,26 +222,21 @@ public final class DuckIngestEngine implements FileIngestEngine {
   }
 
   /**
-   * The COPY statement of one ingest, and how its result rows become written files. The request's
-   * canonical columns (int, long, double and timestamp columns of a CSV, whose every field core
-   * checks for canonical text beside the statement) are read typed by DuckDB's CSV reader
-   * (timestamps as {@code TIMESTAMPTZ}: with their offset, UTC without one; for a timestamp without
-   * zone, its UTC time), which reads canonical text as the Java path does. Other value
-   * conversions, per Iceberg type, from CSV text (read as VARCHAR; an empty field is null, as on
-   * the Java path):
+   * The COPY statement of one ingest, and how its result rows become written files. From CSV, the
+   * int, long, double and timestamp columns must be among the request's canonical columns (whose
+   * every field core checks for canonical text beside the statement; a request with another such
+   * column is declined): DuckDB's CSV reader reads them typed (timestamps as {@code TIMESTAMPTZ}:
+   * with their offset, UTC without one; for a timestamp without zone, its UTC time), which reads
+   * canonical text as the Java path does. The other columns are read as VARCHAR (an empty field is
+   * null, as on the Java path) and converted, per Iceberg type:
    *
    * <ul>
-   *   <li>int, long: only digits and signs, then DuckDB's cast (which also reads {@code 1_000},
-   *       {@code 0x10}, {@code 1.0}, {@code " 5"}: forms the Java path reads differently or refuses);
-   *   <li>double: only digits, {@code .}, {@code e}, {@code E} and signs, then the cast, refusing
-   *       a result that overflowed to infinity or underflowed to zero (the Java path refuses both);
-   *   <li>decimal(p, s): digits, one point, signs, at most {@code s} fraction digits (DuckDB would
-   *       round more; the Java path refuses them);
+   *   <li>decimal(p, s): no letters (exponents, inf, nan), no {@code _}, at most {@code s} fraction
+   *       digits (DuckDB would round more; the Java path refuses them), then DuckDB's cast;
    *   <li>boolean: {@code true} or {@code false} in any case (DuckDB also reads t, yes, 1);
-   *   <li>date, time, timestamp, timestamptz: the ISO-8601 forms both read alike (4-digit years
-   *       from 1000, valid hours, minutes, seconds, at most 6 fraction digits, offsets up to 18:00);
-   *       without an offset a timestamp is UTC, with one a timestamp without zone is its UTC time
-   *       (DuckDB's own cast would drop the offset);
+   *   <li>date: exactly {@code yyyy-MM-dd} with a year from 1000 (DuckDB also reads non-padded
+   *       fields);
+   *   <li>time: {@code HH:mm[:ss[.f{1,6}]]} with valid hours, minutes and seconds;
    *   <li>string: as it is; float, uuid (DuckDB writes it without Parquet's UUID annotation), binary,
    *       fixed and nanosecond timestamps are not taken.
    * </ul>
@@ -256,13 +248,11 @@ public final class DuckIngestEngine implements FileIngestEngine {
     private static final String DECLINE = "featurestore-ingest-decline";
     private static final String PARTITION_PREFIX = "__featurestore_partition_";
     private static final String TIME = "([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9](\\.[0-9]{1,6})?)?";
-    private static final String DATE = "[1-9][0-9]{3}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])";
-    private static final String OFFSET = "(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)";
-    private static final String TIMESTAMP = DATE + "([T ]" + TIME + OFFSET + "?)?";
     private static final Set<String> CODECS = Set.of("zstd", "snappy", "gzip", "uncompressed", "brotli");
 
     private final Request request;
     private final Schema schema;
+    private final Map<String, String> parquetTypes;
     private final List<PartitionField> partitionFields = new ArrayList<>();
     private final List<String> partitionExpressions = new ArrayList<>();
 
@@ -276,6 +266,8 @@ public final class DuckIngestEngine implements FileIngestEngine {
       }
       if (request.format() == Format.PARQUET) {
         checkParquetNames(parquetTypes);
+      } else {
+        checkCanonicalColumns();
       }
       this.parquetTypes = parquetTypes;
       for (PartitionField field : request.spec().fields()) {
@@ -288,76 +280,26 @@ public final class DuckIngestEngine implements FileIngestEngine {
       }
     }
 
-    private final Map<String, String> parquetTypes;
-    /** Per timestamp column, the strftime format its first value is written in, if one of {@link #FORMATS}. */
-    private final Map<String, String> timestampFormats = new java.util.HashMap<>();
-
     /**
-     * The usual ways to write a timestamp without an offset (or in UTC as {@code Z}); a value that
-     * DuckDB formats back to the same text in one of them is read alike by both paths.
+     * The statement checks no int, long, double or timestamp text itself: each such CSV column must
+     * be one the caller checks for canonical text (core's scan), which DuckDB then reads typed.
      */
-    private static final List<String> FORMATS = List.of(
-        "%Y-%m-%dT%H:%M:%S.%fZ", "%Y-%m-%dT%H:%M:%SZ", "%Y-%m-%dT%H:%M:%S.%gZ",
-        "%Y-%m-%d %H:%M:%S", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%d %H:%M:%S.%f", "%Y-%m-%dT%H:%M:%S.%f",
-        "%Y-%m-%d %H:%M:%S.%g", "%Y-%m-%dT%H:%M:%S.%g", "%Y-%m-%d");
-
-    /**
-     * Reads the first row's timestamps and keeps, per column, the format they are written in: the
-     * statement then checks each value by formatting it back (cheap), and only values in another
-     * form with the full pattern (a regular expression, several times as costly).
-     */
-    void sampleTimestampFormats(Connection connection) throws SQLException {
-      List<String> columns = new ArrayList<>();
-      for (Types.NestedField column : schema.columns()) {
-        if (column.type().typeId() == Type.TypeID.TIMESTAMP && request.inputColumns().contains(column.name())
-            && !request.canonicalColumns().contains(column.name())) {
-          columns.add(column.name());
-        }
-      }
-      if (columns.isEmpty()) {
-        return;
-      }
-      StringBuilder select = new StringBuilder("SELECT ");
-      for (int i = 0; i < columns.size(); i++) {
-        String v = "NULLIF(" + DuckTypes.identifier(columns.get(i)) + ", '')";
-        select.append(i > 0 ? ", " : "").append(v).append(", TRY_CAST(").append(v).append(" AS TIMESTAMP)");
-      }
-      // DuckDB's reader takes whole buffers of the file even for one row: read the header and the
-      // first record from a copy of the file's first lines where there is one
-      Path head = headOf(request.source(), request.outputDirectory());
-      try (Statement statement = connection.createStatement();
-          ResultSet row = statement.executeQuery(select + " FROM " + source(head == null ? request.source() : head)
-              + " LIMIT 1")) {
-        if (!row.next()) {
-          return;
-        }
-        for (int i = 0; i < columns.size(); i++) {
-          String text = row.getString(2 * i + 1);
-          if (text == null || row.getObject(2 * i + 2) == null) {
-            continue;
-          }
-          for (String format : FORMATS) {
-            try (ResultSet formatted = statement.executeQuery("SELECT strftime(TRY_CAST(" + DuckTypes.quote(text)
-                + " AS TIMESTAMP), " + DuckTypes.quote(format) + ") = " + DuckTypes.quote(text))) {
-              if (formatted.next() && formatted.getBoolean(1)) {
-                timestampFormats.put(columns.get(i), format);
-                break;
-              }
-            }
-          }
-        }
-      } catch (SQLException e) {
-        // a file DuckDB cannot read: the statement fails the same way and the Java path runs
-      } finally {
-        if (head != null) {
-          try {
-            java.nio.file.Files.deleteIfExists(head);
-          } catch (java.io.IOException e) {
-            // the caller deletes the output directory
-          }
+    private void checkCanonicalColumns() throws Declined {
+      for (String name : request.inputColumns()) {
+        Type type = schema.findField(name).type();
+        if (TYPED_READS.containsKey(type.typeId()) && !request.canonicalColumns().contains(name)) {
+          throw new Declined("CSV column " + name + " of type " + type + " is not among the canonical columns");
         }
       }
     }
+
+    /**
+     * The types whose CSV text the caller checks, each with the DuckDB type it is read as: its own,
+     * or for a timestamp {@code TIMESTAMPTZ}, which reads an offset where there is one and UTC where
+     * there is none (the session's zone).
+     */
+    private static final Map<Type.TypeID, String> TYPED_READS = Map.of(Type.TypeID.INTEGER, "INTEGER",
+        Type.TypeID.LONG, "BIGINT", Type.TypeID.DOUBLE, "DOUBLE", Type.TypeID.TIMESTAMP, "TIMESTAMPTZ");
 
     private void checkParquetNames(Map<String, String> types) throws Declined {
       if (!types.keySet().equals(Set.copyOf(request.inputColumns()))) {
@@ -464,45 +406,8 @@ public final class DuckIngestEngine implements FileIngestEngine {
       return (request.format() == Format.CSV ? size / 2 : size) >= request.targetFileSizeBytes();
     }
 
-    /**
-     * A copy of the CSV file's header and first record in {@code directory}, or null when they are
-     * not within the file's first {@link #HEAD_BYTES} bytes (or cannot be copied). Record ends are
-     * line breaks outside quotes; whatever the copy holds, the sample only chooses which check
-     * the statement tries first for each timestamp.
-     */
-    static Path headOf(Path file, Path directory) {
-      byte[] bytes;
-      try (java.io.InputStream in = java.nio.file.Files.newInputStream(file)) {
-        bytes = in.readNBytes(HEAD_BYTES);
-      } catch (java.io.IOException e) {
-        return null;
-      }
-      boolean quoted = false;
-      int records = 0;
-      for (int i = 0; i < bytes.length; i++) {
-        if (bytes[i] == '"') {
-          quoted = !quoted;
-        } else if (bytes[i] == '\n' && !quoted && ++records == 2) {
-          try {
-            Path head = directory.resolve("head.csv");
-            java.nio.file.Files.write(head, java.util.Arrays.copyOf(bytes, i + 1));
-            return head;
-          } catch (java.io.IOException e) {
-            return null;
-          }
-        }
-      }
-      return null;
-    }
-
-    /** How far {@link #headOf} looks for the header and the first record. */
-    static final int HEAD_BYTES = 1 << 20;
-
     private String source() {
-      return source(request.source());
-    }
-
-    private String source(Path file) {
+      Path file = request.source();
       if (request.format() == Format.PARQUET) {
         return "read_parquet(" + DuckTypes.quote(file.toString()) + ")";
       }
@@ -520,18 +425,13 @@ public final class DuckIngestEngine implements FileIngestEngine {
           + columns + ")";
     }
 
-    /**
-     * The type a canonical column is read as: its own, or for a timestamp {@code TIMESTAMPTZ},
-     * which reads an offset where there is one and UTC where there is none (the session's zone).
-     */
+    /** The DuckDB type a canonical column is read as. */
     private static String typedRead(Type type) {
-      return switch (type.typeId()) {
-        case INTEGER -> "INTEGER";
-        case LONG -> "BIGINT";
-        case DOUBLE -> "DOUBLE";
-        case TIMESTAMP -> "TIMESTAMPTZ";
-        default -> throw new IllegalArgumentException("no canonical text for " + type);
-      };
+      String read = TYPED_READS.get(type.typeId());
+      if (read == null) {
+        throw new IllegalArgumentException("no canonical text for " + type);
+      }
+      return read;
     }
 
     /**
@@ -564,32 +464,6 @@ public final class DuckIngestEngine implements FileIngestEngine {
       return "error(" + DuckTypes.quote(DECLINE + ": column " + column.name()) + ")";
     }
 
-    /**
-     * A timestamp from its text {@code v} and clock time {@code t}: text in the column's sampled
-     * format (formatted back from {@code t}, so no offset or Z) is {@code t} in UTC; other text must
-     * match the ISO-8601 pattern both paths read alike and is read with its offset.
-     */
-    private String timestamp(Types.NestedField column, String v, String t) {
-      boolean zoned = ((Types.TimestampType) column.type()).shouldAdjustToUTC();
-      String format = timestampFormats.get(column.name());
-      String nullCase = column.isRequired() ? decline(column) : "NULL";
-      StringBuilder sql = new StringBuilder("CASE WHEN ").append(v).append(" IS NULL THEN ").append(nullCase);
-      if (format != null) {
-        sql.append(" WHEN strftime(").append(t).append(", ").append(DuckTypes.quote(format)).append(") = ").append(v)
-            .append(" AND epoch_us(").append(t).append(") BETWEEN ").append(MIN_MICROS).append(" AND ").append(MAX_MICROS)
-            .append(" THEN ").append(zoned ? "make_timestamptz(epoch_us(" + t + "))" : t);
-      }
-      String withOffset = "TRY_CAST(" + v + " AS TIMESTAMPTZ)";
-      sql.append(" WHEN regexp_full_match(").append(v).append(", '").append(TIMESTAMP).append("') THEN coalesce(")
-          .append(zoned ? withOffset : "CAST(" + withOffset + " AS TIMESTAMP)").append(", ").append(decline(column))
-          .append(") ELSE ").append(decline(column)).append(" END");
-      return sql.toString();
-    }
-
-    /** 1000-01-01T00:00 and 9999-12-31T23:59:59.999999 in micros: the four-digit years the Java path reads. */
-    private static final long MIN_MICROS = -30_610_224_000_000_000L;
-    private static final long MAX_MICROS = 253_402_300_799_999_999L;
-
     /** A Parquet column, converted, a required one checked for nulls. */
     private String fromParquet(Types.NestedField column) throws Declined {
       String name = DuckTypes.identifier(column.name());
@@ -608,12 +482,6 @@ public final class DuckIngestEngine implements FileIngestEngine {
           return v;
         case BOOLEAN:
           return "CASE lower(" + v + ") WHEN 'true' THEN true WHEN 'false' THEN false END";
-        case INTEGER:
-          return "TRY_CAST(" + v + " AS INTEGER)";
-        case LONG:
-          return "TRY_CAST(" + v + " AS BIGINT)";
-        case DOUBLE:
-          return "TRY_CAST(" + v + " AS DOUBLE)";
         case DECIMAL: {
           Types.DecimalType decimal = (Types.DecimalType) type;
           return "TRY_CAST(" + v + " AS DECIMAL(" + decimal.precision() + "," + decimal.scale() + "))";
@@ -622,9 +490,6 @@ public final class DuckIngestEngine implements FileIngestEngine {
           return "TRY_CAST(" + v + " AS DATE)";
         case TIME:
           return "CASE WHEN regexp_full_match(" + v + ", '" + TIME + "') THEN TRY_CAST(" + v + " AS TIME) END";
-        case TIMESTAMP:
-          // the text's clock time, any offset ignored: kept only for text without one (or with Z)
-          return "TRY_CAST(" + v + " AS TIMESTAMP)";
         default:
           throw new Declined("column " + column.name() + " of type " + type + " from CSV");
       }
@@ -634,28 +499,15 @@ public final class DuckIngestEngine implements FileIngestEngine {
      * A CSV column's value: null for null text (an error for a required column), else the candidate
      * where DuckDB read the text as the Java path does, else an error that stops the statement.
      */
-    private String checked(Types.NestedField column, String v, String t) {
+    private static String checked(Types.NestedField column, String v, String t) {
       String same;
       switch (column.type().typeId()) {
         case DATE:
           // exactly yyyy-MM-dd with a four-digit year, as the Java path reads it
           same = "strftime(" + t + ", '%Y-%m-%d') = " + v + " AND " + t + " BETWEEN DATE '1000-01-01' AND DATE '9999-12-31'";
           break;
-        case TIMESTAMP:
-          return timestamp(column, v, t);
         case STRING:
           return column.isRequired() ? "coalesce(" + v + ", " + decline(column) + ")" : v;
-        case INTEGER:
-        case LONG:
-          // only the canonical text: DuckDB also reads 1_000, 0x10, 0b11, 1e3, and 1.5 as 2
-          same = "CAST(" + t + " AS VARCHAR) = " + v;
-          break;
-        case DOUBLE:
-          // DuckDB also reads 1_0, inf and nan in any case, and overflows to infinity or underflows to
-          // zero where the Java path refuses the number
-          same = t + " IS NOT NULL AND NOT isinf(" + t + ") AND NOT isnan(" + t + ") AND NOT contains(" + v
-              + ", '_') AND (" + t + " <> 0 OR NOT regexp_matches(" + v + ", '^[^eE]*[1-9]'))";
-          break;
         case DECIMAL:
           // no letters (exponents, inf, nan), no underscores, no more fraction digits than the scale (DuckDB rounds them)
           same = t + " IS NOT NULL AND lower(" + v + ") = upper(" + v + ") AND NOT contains(" + v + ", '_') AND (strpos("

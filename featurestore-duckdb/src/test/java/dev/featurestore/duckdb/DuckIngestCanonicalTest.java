@@ -135,9 +135,58 @@ class DuckIngestCanonicalTest {
     }
   }
 
+  /**
+   * The engine checks no int, long, double or timestamp text itself: a CSV request with such an
+   * input column outside the canonical columns is declined (the ingest would run the Java path);
+   * columns of the other types keep their checks in the statement, and a column the file does not
+   * have needs none.
+   */
+  @Test
+  void intLongDoubleOrTimestampColumnOutsideTheCanonicalColumns_declines() throws Exception {
+    Schema schema = new Schema(
+        Types.NestedField.optional(1, "n", Types.LongType.get()),
+        Types.NestedField.optional(2, "i", Types.IntegerType.get()),
+        Types.NestedField.optional(3, "d", Types.DoubleType.get()),
+        Types.NestedField.optional(4, "t", Types.TimestampType.withoutZone()),
+        Types.NestedField.optional(5, "z", Types.TimestampType.withZone()),
+        Types.NestedField.optional(6, "day", Types.DateType.get()),
+        Types.NestedField.optional(7, "at", Types.TimeType.get()),
+        Types.NestedField.optional(8, "amount", Types.DecimalType.of(9, 2)),
+        Types.NestedField.optional(9, "flag", Types.BooleanType.get()),
+        Types.NestedField.optional(10, "s", Types.StringType.get()),
+        Types.NestedField.optional(11, "missing", Types.LongType.get()));
+    List<String> input = List.of("n", "i", "d", "t", "z", "day", "at", "amount", "flag", "s");
+    Path csv = dir.resolve("other-types.csv");
+    Files.writeString(csv, String.join(",", input) + "\n"
+        + "1,2,1.5,2026-01-01T10:00:00+02:00,2026-01-01T00:00:00Z,2026-01-02,10:11:12,1.25,true,x\n",
+        StandardCharsets.UTF_8);
+    List<String> typed = List.of("n", "i", "d", "t", "z");
+    int n = 0;
+    for (String left : typed) {
+      Set<String> canonical = new java.util.HashSet<>(typed);
+      canonical.remove(left);
+      FileIngestEngine.Request request = request(schema, csv, Files.createDirectories(dir.resolve("left-" + n++)),
+          input, canonical);
+      assertThatThrownBy(() -> new DuckIngestEngine().prepare(request))
+          .isInstanceOf(FileIngestEngine.Declined.class)
+          .hasMessage("CSV column " + left + " of type " + schema.findType(left) + " is not among the canonical columns");
+    }
+    try (FileIngestEngine.Job job = new DuckIngestEngine().prepare(request(schema, csv,
+        Files.createDirectories(dir.resolve("all")), input, Set.copyOf(typed)))) {
+      List<FileIngestEngine.WrittenFile> files = job.run(fraction -> { });
+      assertThat(files).hasSize(1);
+      assertThat(files.get(0).rows()).isEqualTo(1);
+    }
+  }
+
   private static FileIngestEngine.Request request(Schema schema, Path csv, Path out) {
-    return new FileIngestEngine.Request(FileIngestEngine.Format.CSV, csv, List.of("n", "t", "d"), schema,
-        PartitionSpec.unpartitioned(), out, "zstd", OptionalInt.empty(), 512L << 20, Set.of("n", "t", "d"));
+    return request(schema, csv, out, List.of("n", "t", "d"), Set.of("n", "t", "d"));
+  }
+
+  private static FileIngestEngine.Request request(Schema schema, Path csv, Path out, List<String> input,
+      Set<String> canonical) {
+    return new FileIngestEngine.Request(FileIngestEngine.Format.CSV, csv, input, schema,
+        PartitionSpec.unpartitioned(), out, "zstd", OptionalInt.empty(), 512L << 20, canonical);
   }
 
   private static void add(List<Case> cases, int column, List<String> canonical, List<String> not) {

@@ -59,9 +59,11 @@ public interface FileIngestEngine {
    * @param canonicalColumns CSV input columns whose every field the caller checks, beside the
    *     engine, before it takes the engine's files: each is empty (null; never in a required
    *     column) or holds, unquoted or between its quotes, only the canonical text of the column's
-   *     type (a file with another value is ingested by the Java path, whatever the engine wrote). An
-   *     engine may read these with a typed reader that reads every canonical text as the Java path
-   *     does. The forms: int and long {@code -?(0|[1-9][0-9]*)} in range, not {@code -0}; double
+   *     type (a file with another value is ingested by the Java path, whatever the engine wrote).
+   *     Core lists every CSV input column of type int, long, double and timestamp (micros, with or
+   *     without zone), and no other; an engine may read these with a typed reader that reads every
+   *     canonical text as the Java path does, and decline a request that leaves one out (the
+   *     DuckDB engine does: it checks no such text itself). The forms: int and long {@code -?(0|[1-9][0-9]*)} in range, not {@code -0}; double
    *     {@code -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]{1,4})?} of magnitude zero or 1e-300 to
    *     1e301; timestamp (micros, with or without zone) ISO-8601 {@code yyyy-MM-dd} with an optional
    *     {@code [T ]HH:mm[:ss[.f{1,6}]]} and, after a time, an optional {@code Z} or {@code ±HH:mm}
