@@ -4,16 +4,16 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
 import java.nio.file.DirectoryNotEmptyException;
+import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.nio.file.SimpleFileVisitor;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.Stream;
 import org.apache.iceberg.io.BulkDeletionFailureException;
 import org.apache.iceberg.io.FileInfo;
 import org.apache.iceberg.io.InputFile;
@@ -104,29 +104,59 @@ public final class LocalFileIO implements SupportsPrefixOperations, SupportsBulk
     String pathPrefix = path.toString();
     boolean uriForm = prefix.startsWith("file:");
     List<FileInfo> files = new ArrayList<>();
-    try (Stream<Path> stream = Files.walk(walkRoot)) {
-      stream
-          .filter(p -> p.toString().startsWith(pathPrefix))
-          .forEach(
-              p -> {
-                try {
-                  BasicFileAttributes attrs = Files.readAttributes(p, BasicFileAttributes.class);
-                  if (attrs.isRegularFile()) {
-                    String location = uriForm ? p.toUri().toString() : p.toString();
-                    files.add(new FileInfo(location, attrs.size(), attrs.lastModifiedTime().toMillis()));
-                  }
-                } catch (NoSuchFileException e) {
-                  // deleted while listing
-                } catch (IOException e) {
-                  throw new UncheckedIOException(e);
-                }
-              });
-    } catch (NoSuchFileException e) {
-      return List.of();
+    try {
+      // walkFileTree, not Files.walk: a file or directory deleted between reading its directory and
+      // reading its attributes (a commit trimming old metadata files while orphan removal lists) is
+      // skipped, where Files.walk's stream throws UncheckedIOException(NoSuchFileException)
+      Files.walkFileTree(walkRoot, new SimpleFileVisitor<>() {
+        @Override
+        public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
+          if (!file.toString().startsWith(pathPrefix)) {
+            return FileVisitResult.CONTINUE;
+          }
+          BasicFileAttributes target = attrs;
+          if (attrs.isSymbolicLink()) {
+            try {
+              target = Files.readAttributes(file, BasicFileAttributes.class);
+            } catch (NoSuchFileException e) {
+              return FileVisitResult.CONTINUE; // a dangling link, or deleted while listing
+            }
+          }
+          if (target.isRegularFile()) {
+            String location = uriForm ? file.toUri().toString() : file.toString();
+            files.add(new FileInfo(location, target.size(), target.lastModifiedTime().toMillis()));
+          }
+          return FileVisitResult.CONTINUE;
+        }
+
+        @Override
+        public FileVisitResult visitFileFailed(Path file, IOException e) throws IOException {
+          if (vanished(e)) {
+            return FileVisitResult.CONTINUE; // deleted while listing
+          }
+          throw e;
+        }
+
+        @Override
+        public FileVisitResult postVisitDirectory(Path dir, IOException e) throws IOException {
+          if (e != null && !vanished(e)) {
+            throw e;
+          }
+          return FileVisitResult.CONTINUE;
+        }
+      });
     } catch (IOException e) {
+      if (vanished(e)) {
+        return List.of(); // the directory itself went while listing
+      }
       throw new UncheckedIOException("Cannot list prefix: " + prefix, e);
     }
     return files;
+  }
+
+  /** Whether a listing failed because a file or directory was deleted while it ran. */
+  private static boolean vanished(IOException e) {
+    return e instanceof NoSuchFileException;
   }
 
   /** Deletes every file under {@code prefix} (recursively for a directory), then empty directories. */
@@ -134,18 +164,40 @@ public final class LocalFileIO implements SupportsPrefixOperations, SupportsBulk
   public void deletePrefix(String prefix) {
     Path path = toPath(prefix);
     if (Files.isDirectory(path)) {
-      try (Stream<Path> stream = Files.walk(path)) {
-        for (Path p : (Iterable<Path>) stream.sorted(Comparator.reverseOrder())::iterator) {
-          try {
-            Files.deleteIfExists(p);
-          } catch (DirectoryNotEmptyException e) {
-            // a concurrent writer added a file: leave it
+      try {
+        // files first, each directory after its contents; what another process deletes meanwhile is skipped
+        Files.walkFileTree(path, new SimpleFileVisitor<>() {
+          @Override
+          public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
+            Files.deleteIfExists(file);
+            return FileVisitResult.CONTINUE;
           }
-        }
-      } catch (NoSuchFileException e) {
-        // already gone
+
+          @Override
+          public FileVisitResult visitFileFailed(Path file, IOException e) throws IOException {
+            if (vanished(e)) {
+              return FileVisitResult.CONTINUE;
+            }
+            throw e;
+          }
+
+          @Override
+          public FileVisitResult postVisitDirectory(Path dir, IOException e) throws IOException {
+            if (e != null && !vanished(e)) {
+              throw e;
+            }
+            try {
+              Files.deleteIfExists(dir);
+            } catch (DirectoryNotEmptyException notEmpty) {
+              // a concurrent writer added a file: leave it
+            }
+            return FileVisitResult.CONTINUE;
+          }
+        });
       } catch (IOException e) {
-        throw new UncheckedIOException("Cannot delete prefix: " + prefix, e);
+        if (!vanished(e)) {
+          throw new UncheckedIOException("Cannot delete prefix: " + prefix, e);
+        }
       }
     } else {
       List<String> locations = new ArrayList<>();
