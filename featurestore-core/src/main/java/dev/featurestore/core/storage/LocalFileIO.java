@@ -4,10 +4,12 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
 import java.nio.file.DirectoryNotEmptyException;
+import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.nio.file.SimpleFileVisitor;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -92,7 +94,10 @@ public final class LocalFileIO implements SupportsPrefixOperations, SupportsBulk
 
   /**
    * Lists files whose location starts with {@code prefix}. A prefix naming a directory lists it
-   * recursively; otherwise the prefix's parent directory is walked and filtered by name.
+   * recursively; otherwise the prefix's parent directory is walked and filtered by name. A file or
+   * directory deleted or renamed away while it is listed (a commit's temporary file, a concurrent
+   * delete) is left out, as if it had gone before the listing: {@link Files#walk} would fail the
+   * whole listing on it, and a caller such as the cleanup after a lost create would do nothing.
    */
   @Override
   public Iterable<FileInfo> listPrefix(String prefix) {
@@ -104,25 +109,44 @@ public final class LocalFileIO implements SupportsPrefixOperations, SupportsBulk
     String pathPrefix = path.toString();
     boolean uriForm = prefix.startsWith("file:");
     List<FileInfo> files = new ArrayList<>();
-    try (Stream<Path> stream = Files.walk(walkRoot)) {
-      stream
-          .filter(p -> p.toString().startsWith(pathPrefix))
-          .forEach(
-              p -> {
-                try {
-                  BasicFileAttributes attrs = Files.readAttributes(p, BasicFileAttributes.class);
-                  if (attrs.isRegularFile()) {
-                    String location = uriForm ? p.toUri().toString() : p.toString();
-                    files.add(new FileInfo(location, attrs.size(), attrs.lastModifiedTime().toMillis()));
-                  }
-                } catch (NoSuchFileException e) {
-                  // deleted while listing
-                } catch (IOException e) {
-                  throw new UncheckedIOException(e);
-                }
-              });
-    } catch (NoSuchFileException e) {
-      return List.of();
+    try {
+      Files.walkFileTree(walkRoot, new SimpleFileVisitor<>() {
+        @Override
+        public FileVisitResult visitFile(Path p, BasicFileAttributes linkAttrs) throws IOException {
+          if (!p.toString().startsWith(pathPrefix)) {
+            return FileVisitResult.CONTINUE;
+          }
+          BasicFileAttributes attrs = linkAttrs;
+          if (attrs.isSymbolicLink()) {
+            try {
+              attrs = Files.readAttributes(p, BasicFileAttributes.class); // the link's target, as before
+            } catch (NoSuchFileException e) {
+              return FileVisitResult.CONTINUE; // dangling, or its target deleted while listing
+            }
+          }
+          if (attrs.isRegularFile()) {
+            String location = uriForm ? p.toUri().toString() : p.toString();
+            files.add(new FileInfo(location, attrs.size(), attrs.lastModifiedTime().toMillis()));
+          }
+          return FileVisitResult.CONTINUE;
+        }
+
+        @Override
+        public FileVisitResult visitFileFailed(Path p, IOException e) throws IOException {
+          if (e instanceof NoSuchFileException) {
+            return FileVisitResult.CONTINUE; // deleted or renamed away while listing
+          }
+          throw e;
+        }
+
+        @Override
+        public FileVisitResult postVisitDirectory(Path dir, IOException e) throws IOException {
+          if (e != null && !(e instanceof NoSuchFileException)) {
+            throw e;
+          }
+          return FileVisitResult.CONTINUE;
+        }
+      });
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot list prefix: " + prefix, e);
     }

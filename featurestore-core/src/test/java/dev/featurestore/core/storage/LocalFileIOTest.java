@@ -125,6 +125,52 @@ class LocalFileIOTest {
     assertThat(io.listPrefix(dir.resolve("nothing-here").toString())).isEmpty();
   }
 
+  /**
+   * Files deleted while a folder is listed (as a commit's temporary files are renamed away while
+   * another process lists the metadata folder) are left out of the listing; the listing does not
+   * fail, and a file that stays is always listed. Before, the walk failed with a
+   * NoSuchFileException on the first entry gone between reading the folder and reading its
+   * attributes, and the cleanup after a lost create ({@code ConcurrentOpenTest}) then did nothing.
+   */
+  @Test
+  void listPrefix_whileFilesAreDeleted_leavesThemOut() throws Exception {
+    Path folder = dir.resolve("t/metadata");
+    Files.createDirectories(folder);
+    write(folder.resolve("00000-keep.metadata.json").toString(), "k");
+    for (int round = 0; round < 5; round++) {
+      List<Path> doomed = new ArrayList<>();
+      for (int i = 0; i < 2000; i++) {
+        Path file = folder.resolve(".tmp-" + round + "-" + i + ".metadata.json");
+        Files.write(file, new byte[] {1});
+        doomed.add(file);
+      }
+      java.util.Collections.shuffle(doomed, new java.util.Random(round));
+      java.util.concurrent.CountDownLatch started = new java.util.concurrent.CountDownLatch(1);
+      Thread deleter = new Thread(() -> {
+        started.countDown();
+        for (Path file : doomed) {
+          try {
+            Files.deleteIfExists(file);
+          } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+          }
+        }
+      });
+      deleter.start();
+      started.await();
+      try {
+        do {
+          List<String> names = new ArrayList<>();
+          io.listPrefix(folder + "/").forEach(f -> names.add(Path.of(f.location()).getFileName().toString()));
+          assertThat(names).contains("00000-keep.metadata.json").allMatch(n -> n.endsWith(".metadata.json"));
+        } while (deleter.isAlive());
+      } finally {
+        deleter.join();
+      }
+    }
+    assertThat(io.listPrefix(folder + "/")).hasSize(1);
+  }
+
   @Test
   void deletePrefix_andBulkDelete_removeFiles() throws IOException {
     write(dir.resolve("t/data/a").toString(), "a");
