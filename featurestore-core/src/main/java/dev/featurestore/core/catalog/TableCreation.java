@@ -162,7 +162,7 @@ public final class TableCreation {
         }
       }
     } catch (RuntimeException e) {
-      LOG.debug("Cannot clean up after losing the create of {}: {}", table.name(), e.toString());
+      LOG.warn("Cannot clean up after losing the create of {}: {}", table.name(), e.toString());
     }
   }
 
