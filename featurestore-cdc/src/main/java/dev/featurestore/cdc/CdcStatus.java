@@ -8,6 +8,7 @@ import dev.featurestore.TableId;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -77,21 +78,34 @@ public record CdcStatus(TableId table, Map<String, Long> marks, List<WalShard> w
     try (DirectoryStream<Path> dirs = Files.newDirectoryStream(walDirectory, Files::isDirectory)) {
       for (Path dir : dirs) {
         String shard = dir.getFileName().toString();
-        List<Path> segments = WriteAheadLog.segments(dir, "read");
-        long bytes = 0;
-        for (Path s : segments) {
-          bytes += Files.size(s);
-        }
-        Long mark = marks.marks().get(shard);
-        int above = (int) segments.stream().filter(s -> mark == null || WriteAheadLog.firstSeqOf(s) > mark).count();
-        shards.add(new WalShard(shard, segments.size(), bytes,
-            segments.isEmpty() ? OptionalLong.empty() : OptionalLong.of(WriteAheadLog.firstSeqOf(segments.get(0))),
-            mark == null ? OptionalLong.empty() : OptionalLong.of(mark), above));
+        shards.add(shard(shard, WriteAheadLog.segments(dir, "read"), marks.marks().get(shard)));
       }
     } catch (IOException e) {
       throw new StorageException("Cannot read CDC status: " + walDirectory + ": " + e.getMessage(), e);
     }
     shards.sort(Comparator.comparing(WalShard::shard));
     return new CdcStatus(table, marks.marks(), shards);
+  }
+
+  /**
+   * One shard's figures from its listed segment files. A running pipeline deletes committed
+   * segments on its background thread, so a file listed a moment ago may be gone when its size is
+   * read: it is left out, as a listing a moment later would have left it.
+   */
+  static WalShard shard(String shard, List<Path> listed, Long mark) throws IOException {
+    List<Path> segments = new ArrayList<>(listed.size());
+    long bytes = 0;
+    for (Path s : listed) {
+      try {
+        bytes += Files.size(s);
+        segments.add(s);
+      } catch (NoSuchFileException gone) {
+        // deleted after it was committed, between the listing and now
+      }
+    }
+    int above = (int) segments.stream().filter(s -> mark == null || WriteAheadLog.firstSeqOf(s) > mark).count();
+    return new WalShard(shard, segments.size(), bytes,
+        segments.isEmpty() ? OptionalLong.empty() : OptionalLong.of(WriteAheadLog.firstSeqOf(segments.get(0))),
+        mark == null ? OptionalLong.empty() : OptionalLong.of(mark), above);
   }
 }

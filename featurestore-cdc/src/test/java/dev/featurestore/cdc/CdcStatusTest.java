@@ -4,8 +4,10 @@ import static dev.featurestore.cdc.CdcTestSupport.LOG;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.featurestore.FeatureStore;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import org.junit.jupiter.api.Test;
@@ -50,5 +52,22 @@ class CdcStatusTest {
       assertThat(cdc.flush().entries()).isEqualTo(1);
       assertThat(CdcStatus.read(store, LOG).marks()).isEqualTo(Map.of("s1", 4L));
     }
+  }
+
+  @Test
+  void shard_leavesOutASegmentDeletedAfterTheListing() throws Exception {
+    Path shardDir = Files.createDirectories(dir.resolve("wal").resolve("s1"));
+    Path committed = Files.write(shardDir.resolve("wal-00000000000000000001.log"), new byte[10]);
+    Path open = Files.write(shardDir.resolve("wal-00000000000000000004.log"), new byte[7]);
+    List<Path> listed = WriteAheadLog.segments(shardDir, "read");
+    assertThat(listed).containsExactly(committed, open);
+    Files.delete(committed); // the pipeline's background thread deleted it once it was committed
+
+    CdcStatus.WalShard shard = CdcStatus.shard("s1", listed, 3L);
+    assertThat(shard.segments()).isEqualTo(1);
+    assertThat(shard.bytes()).isEqualTo(7);
+    assertThat(shard.firstSequence()).isEqualTo(OptionalLong.of(4));
+    assertThat(shard.committedMark()).isEqualTo(OptionalLong.of(3));
+    assertThat(shard.segmentsAboveMark()).isEqualTo(1);
   }
 }
