@@ -123,62 +123,51 @@ final class CdcSoakBenchmark {
     return n;
   }
 
-  /** What the operations log says the table's compactions did: count, rows carried over, the commit lock's longest hold. */
-  private static String compactionLog(FeatureStore store, TableId id) {
-    java.util.regex.Pattern carried = java.util.regex.Pattern.compile("\"carried_deletes\"\\s*:\\s*(\\d+)");
-    java.util.regex.Pattern lock = java.util.regex.Pattern.compile("\"lock_ms\"\\s*:\\s*(\\d+)");
-    java.util.regex.Pattern commit = java.util.regex.Pattern.compile("\"commit_ms\"\\s*:\\s*(\\d+)");
-    java.util.regex.Pattern files = java.util.regex.Pattern.compile("\"rewritten_files\"\\s*:\\s*(\\d+)");
-    java.util.regex.Pattern prepare = java.util.regex.Pattern.compile("\"prepare_ms\"\\s*:\\s*(\\d+)");
-    java.util.regex.Pattern cleanup = java.util.regex.Pattern.compile("\"cleanup_lock_ms\"\\s*:\\s*(\\d+)");
-    long n = 0;
-    long rows = 0;
-    long rewritten = 0;
-    List<Long> locks = new java.util.ArrayList<>();
-    List<Long> commits = new java.util.ArrayList<>();
-    List<Long> prepares = new java.util.ArrayList<>();
-    List<Long> cleanups = new java.util.ArrayList<>();
+  private static final java.util.regex.Pattern NUMBER = java.util.regex.Pattern.compile("\"(\\w+)\"\\s*:\\s*(\\d+)");
+
+  /** The numeric details of each {@code compact} entry of {@code id} in the operations log, oldest first. */
+  private static List<Map<String, Long>> compactEntries(FeatureStore store, TableId id) {
+    List<Map<String, Long>> out = new java.util.ArrayList<>();
     try (dev.featurestore.QueryResult entries = store.operations()) {
       for (dev.featurestore.Row row : entries) {
         if (!"compact".equals(row.get("operation")) || !id.toString().equals(row.get("table_name"))) {
           continue;
         }
-        String details = (String) row.get("details");
-        n++;
-        java.util.regex.Matcher m = carried.matcher(details);
-        rows += m.find() ? Long.parseLong(m.group(1)) : 0;
-        m = files.matcher(details);
-        rewritten += m.find() ? Long.parseLong(m.group(1)) : 0;
-        m = lock.matcher(details);
-        if (m.find()) {
-          locks.add(Long.parseLong(m.group(1)));
+        Map<String, Long> details = new java.util.HashMap<>();
+        java.util.regex.Matcher m = NUMBER.matcher((String) row.get("details"));
+        while (m.find()) {
+          details.putIfAbsent(m.group(1), Long.parseLong(m.group(2)));
         }
-        m = commit.matcher(details);
-        if (m.find()) {
-          commits.add(Long.parseLong(m.group(1)));
-        }
-        m = prepare.matcher(details);
-        if (m.find()) {
-          prepares.add(Long.parseLong(m.group(1)));
-        }
-        m = cleanup.matcher(details);
-        if (m.find() && Long.parseLong(m.group(1)) > 0) {
-          cleanups.add(Long.parseLong(m.group(1)));
-        }
+        out.add(details);
       }
     }
-    java.util.Collections.sort(locks);
-    java.util.Collections.sort(commits);
-    java.util.Collections.sort(prepares);
-    java.util.Collections.sort(cleanups);
-    return n + " compactions in the operations log, " + rewritten + " data files rewritten, " + rows
-        + " deletes carried over, commit lock held " + (locks.isEmpty() ? "-" : locks.get(locks.size() / 2) + " ms median, "
-        + locks.get(locks.size() - 1) + " ms max (the commit itself " + commits.get(commits.size() / 2) + " ms median, "
-        + commits.get(commits.size() - 1) + " ms max)")
-        + (prepares.isEmpty() ? "" : "; prepared before the lock in " + prepares.get(prepares.size() / 2) + " ms median, "
-            + prepares.get(prepares.size() - 1) + " ms max")
+    return out;
+  }
+
+  /** The sorted values of {@code key} over {@code entries} that have it (and, if {@code positive}, are above zero). */
+  private static List<Long> sorted(List<Map<String, Long>> entries, String key, boolean positive) {
+    return entries.stream().map(e -> e.get(key)).filter(v -> v != null && (!positive || v > 0)).sorted().toList();
+  }
+
+  private static String medianMax(List<Long> values) {
+    return values.get(values.size() / 2) + " ms median, " + values.get(values.size() - 1) + " ms max";
+  }
+
+  /** What the operations log says the table's compactions did: count, rows carried over, the commit lock's longest hold. */
+  private static String compactionLog(FeatureStore store, TableId id) {
+    List<Map<String, Long>> entries = compactEntries(store, id);
+    long rows = entries.stream().mapToLong(e -> e.getOrDefault("carried_deletes", 0L)).sum();
+    long rewritten = entries.stream().mapToLong(e -> e.getOrDefault("rewritten_files", 0L)).sum();
+    List<Long> locks = sorted(entries, "lock_ms", false);
+    List<Long> commits = sorted(entries, "commit_ms", false);
+    List<Long> prepares = sorted(entries, "prepare_ms", false);
+    List<Long> cleanups = sorted(entries, "cleanup_lock_ms", true);
+    return entries.size() + " compactions in the operations log, " + rewritten + " data files rewritten, " + rows
+        + " deletes carried over, commit lock held " + (locks.isEmpty() ? "-" : medianMax(locks)
+        + (commits.isEmpty() ? "" : " (the commit itself " + medianMax(commits) + ")"))
+        + (prepares.isEmpty() ? "" : "; prepared before the lock in " + medianMax(prepares))
         + (cleanups.isEmpty() ? "" : "; " + cleanups.size() + " removals of the vectors left pointing at removed files held "
-            + "the lock " + cleanups.get(cleanups.size() / 2) + " ms median, " + cleanups.get(cleanups.size() - 1) + " ms max");
+            + "the lock " + medianMax(cleanups));
   }
 
   /**
@@ -187,41 +176,17 @@ final class CdcSoakBenchmark {
    * so the cost of a round can be followed against the stream's age.
    */
   private static String rounds(FeatureStore store, TableId id, long[] seen, int slot) {
-    java.util.regex.Pattern files = java.util.regex.Pattern.compile("\"rewritten_files\"\\s*:\\s*(\\d+)");
-    java.util.regex.Pattern bytes = java.util.regex.Pattern.compile("\"rewritten_bytes\"\\s*:\\s*(\\d+)");
-    java.util.regex.Pattern elapsed = java.util.regex.Pattern.compile("\"elapsed_ms\"\\s*:\\s*(\\d+)");
-    long n = 0;
-    long rewrittenFiles = 0;
-    long rewrittenBytes = 0;
-    long maxBytes = 0;
-    long ms = 0;
-    long maxMs = 0;
-    long index = 0;
-    try (dev.featurestore.QueryResult entries = store.operations()) {
-      for (dev.featurestore.Row row : entries) {
-        if (!"compact".equals(row.get("operation")) || !id.toString().equals(row.get("table_name"))) {
-          continue;
-        }
-        if (index++ < seen[slot]) {
-          continue;
-        }
-        String details = (String) row.get("details");
-        n++;
-        java.util.regex.Matcher m = files.matcher(details);
-        rewrittenFiles += m.find() ? Long.parseLong(m.group(1)) : 0;
-        m = bytes.matcher(details);
-        long b = m.find() ? Long.parseLong(m.group(1)) : 0;
-        rewrittenBytes += b;
-        maxBytes = Math.max(maxBytes, b);
-        m = elapsed.matcher(details);
-        long t = m.find() ? Long.parseLong(m.group(1)) : 0;
-        ms += t;
-        maxMs = Math.max(maxMs, t);
-      }
-    }
-    seen[slot] = index;
-    return n == 0 ? "none" : String.format("%d (%d files, %.1f MB rewritten, at most %.1f MB in one; %d ms, at most %d ms)",
-        n, rewrittenFiles, rewrittenBytes / 1e6, maxBytes / 1e6, ms, maxMs);
+    List<Map<String, Long>> all = compactEntries(store, id);
+    List<Map<String, Long>> entries = all.subList((int) Math.min(seen[slot], all.size()), all.size());
+    seen[slot] = all.size();
+    long rewrittenFiles = entries.stream().mapToLong(e -> e.getOrDefault("rewritten_files", 0L)).sum();
+    long rewrittenBytes = entries.stream().mapToLong(e -> e.getOrDefault("rewritten_bytes", 0L)).sum();
+    long maxBytes = entries.stream().mapToLong(e -> e.getOrDefault("rewritten_bytes", 0L)).max().orElse(0);
+    long ms = entries.stream().mapToLong(e -> e.getOrDefault("elapsed_ms", 0L)).sum();
+    long maxMs = entries.stream().mapToLong(e -> e.getOrDefault("elapsed_ms", 0L)).max().orElse(0);
+    return entries.isEmpty() ? "none" : String.format(
+        "%d (%d files, %.1f MB rewritten, at most %.1f MB in one; %d ms, at most %d ms)",
+        entries.size(), rewrittenFiles, rewrittenBytes / 1e6, maxBytes / 1e6, ms, maxMs);
   }
 
   private static int snapshots(FeatureStore store, TableId id) {
