@@ -268,4 +268,29 @@ class PlannedCompactionTest extends StoreTest {
     assertThat(compacted.parentId()).isEqualTo(fifth);
     assertThat(exists(planned.get(5).location())).isTrue(); // unreachable from the current snapshot, not deleted
   }
+
+  /**
+   * Another executor's compaction (here another store's maintenance of the same table) is decided
+   * with the library's rules on the plan's planning, configured by the policy, and run by it: it
+   * plans for itself when it runs, so it also compacts what was appended after the plan.
+   */
+  @Test
+  void planWithAnotherExecutor_decidedByTheLibrarysRules_runByTheExecutorsCompaction() {
+    sixSmallFiles();
+    try (FeatureStore other = FeatureStore.openLocal(root)) {
+      FeatureTable executor = other.table(events.id());
+      MaintenancePlan plan = events.maintenance().plan(COMPACT_ONLY, executor.maintenance());
+      assertThat(plan.steps()).extracting(MaintenanceStep::task).containsExactly(MaintenanceTask.COMPACT);
+      appendRows(events, 1000, 10);
+
+      CompactionResult result = plan.execute().compaction().orElseThrow();
+
+      assertThat(result.rewrittenDataFiles()).isEqualTo(7);
+    }
+    List<Long> expected = range(0, 60);
+    expected.addAll(range(1000, 1010));
+    assertThat(ids()).isEqualTo(expected);
+    assertThat(events.maintenance().plan(COMPACT_ONLY.toBuilder().compactEverySmallFile().build(),
+        events.maintenance()).steps()).as("one file left: nothing to rewrite").isEmpty();
+  }
 }
