@@ -268,13 +268,9 @@ final class CompactionOperation implements Compaction {
    * {@code snapshot} is no longer the current snapshot or one of its ancestors when {@code execute()}
    * runs (history rolled back, the snapshot expired), it plans again at the current snapshot.
    *
-   * @throws InvalidArgumentException if no target size was set and the table's is not positive
+   * @param target the target file size, {@link #targetFileSize(Table)}
    */
-  Planned planAt(Table table, Snapshot snapshot) {
-    return planAt(table, snapshot, targetFileSize(table));
-  }
-
-  private Planned planAt(Table table, Snapshot snapshot, long target) {
+  Planned planAt(Table table, Snapshot snapshot, long target) {
     long small = smallFileThreshold != null ? smallFileThreshold : Math.max(1, target * 3 / 4);
     List<FileScanTask> tasks = handle.translating("plan compaction of table " + handle.id(), () -> plan(table, snapshot));
     List<Group> groups = new CompactionChoice(small, target, deletedRowsThreshold, minInputFiles, sizeRatio, tierFiles)
@@ -303,7 +299,12 @@ final class CompactionOperation implements Compaction {
     return null;
   }
 
-  private long targetFileSize(Table table) {
+  /**
+   * The size of the files written: the one set, else the table's {@code write.target-file-size-bytes}.
+   *
+   * @throws InvalidArgumentException if none was set and the table's is not positive
+   */
+  long targetFileSize(Table table) {
     return targetFileSize != null ? targetFileSize
         : checkPositive(PropertyUtil.propertyAsLong(table.properties(), TableProperties.WRITE_TARGET_FILE_SIZE_BYTES,
             TableProperties.WRITE_TARGET_FILE_SIZE_BYTES_DEFAULT));

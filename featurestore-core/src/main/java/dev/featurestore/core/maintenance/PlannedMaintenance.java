@@ -36,6 +36,7 @@ import org.apache.iceberg.Table;
  * more), and orphan removal last (it must see the final metadata).
  */
 final class PlannedMaintenance implements MaintenancePlan {
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(PlannedMaintenance.class);
   private final TableMaintenance maintenance; // runs the steps: the library's own, or another engine's
   private final MaintenancePolicy policy;
   private final List<MaintenanceStep> steps;
@@ -93,24 +94,15 @@ final class PlannedMaintenance implements MaintenancePlan {
         Compaction executing = forPolicy(maintenance.compact(), policy);
         CompactionOperation deciding = executing instanceof CompactionOperation own && own.compacts(handle) ? own
             : (CompactionOperation) forPolicy(new CompactionOperation(handle), policy); // another engine's: our rules
-        CompactionOperation.Planned planned = deciding.planAt(table, current);
-        long smallFiles = 0;
-        Set<String> deleteFiles = new HashSet<>();
-        for (FileScanTask task : planned.tasks()) {
-          if (task.file().fileSizeInBytes() < planned.small()) {
-            smallFiles++;
-          }
-          for (DeleteFile delete : task.deletes()) {
-            deleteFiles.add(delete.location());
-          }
+        long target;
+        try {
+          target = deciding.targetFileSize(table);
+        } catch (InvalidArgumentException e) {
+          target = 0; // the table's target file size is not positive: no compaction can run, the other steps can
+          LOG.warn("Maintenance plan of table {}: no compaction step: {}", handle.id(), e.getMessage());
         }
-        String reason = null;
-        if (smallFiles >= policy.smallFileThreshold()) {
-          reason = "small data files: " + smallFiles + " (threshold " + policy.smallFileThreshold() + ", smaller than "
-              + planned.small() + " bytes)";
-        } else if (deleteFiles.size() >= policy.deleteFileThreshold()) {
-          reason = "delete files: " + deleteFiles.size() + " (threshold " + policy.deleteFileThreshold() + ")";
-        }
+        CompactionOperation.Planned planned = target > 0 ? deciding.planAt(table, current, target) : null;
+        String reason = planned == null ? null : compactionReason(planned, policy);
         // only when the compaction would rewrite something: a table may have more small files or delete
         // files than the thresholds and nothing to rewrite (tiers not full, few deleted rows, one small
         // file per partition)
@@ -141,6 +133,27 @@ final class PlannedMaintenance implements MaintenancePlan {
       }
       return new PlannedMaintenance(maintenance, policy, steps, handle, onlyUseful, compaction);
     });
+  }
+
+  /** Why {@code policy} would compact the planned files (small files or delete files over its thresholds), or null. */
+  private static String compactionReason(CompactionOperation.Planned planned, MaintenancePolicy policy) {
+    long smallFiles = 0;
+    Set<String> deleteFiles = new HashSet<>();
+    for (FileScanTask task : planned.tasks()) {
+      if (task.file().fileSizeInBytes() < planned.small()) {
+        smallFiles++;
+      }
+      for (DeleteFile delete : task.deletes()) {
+        deleteFiles.add(delete.location());
+      }
+    }
+    if (smallFiles >= policy.smallFileThreshold()) {
+      return "small data files: " + smallFiles + " (threshold " + policy.smallFileThreshold() + ", smaller than "
+          + planned.small() + " bytes)";
+    } else if (deleteFiles.size() >= policy.deleteFileThreshold()) {
+      return "delete files: " + deleteFiles.size() + " (threshold " + policy.deleteFileThreshold() + ")";
+    }
+    return null;
   }
 
   /** {@code compaction} with what {@code policy} sets (deleted-rows threshold, size tiers); the rest its defaults. */

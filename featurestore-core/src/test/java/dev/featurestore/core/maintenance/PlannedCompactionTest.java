@@ -293,4 +293,27 @@ class PlannedCompactionTest extends StoreTest {
     assertThat(events.maintenance().plan(COMPACT_ONLY.toBuilder().compactEverySmallFile().build(),
         events.maintenance()).steps()).as("one file left: nothing to rewrite").isEmpty();
   }
+
+  /**
+   * A table whose target file size is not positive cannot be compacted (compact() fails typed); a
+   * plan leaves the compaction out and still plans the other steps, so background maintenance keeps
+   * expiring its snapshots.
+   */
+  @Test
+  void plan_tableTargetSizeNotPositive_noCompactionStep_otherStepsPlanned() {
+    events = store.createTable(dev.featurestore.TableDefinition.builder(
+            dev.featurestore.SyntheticFeatures.TABLE_ID, dev.featurestore.SyntheticFeatures.schema())
+        .property(org.apache.iceberg.TableProperties.WRITE_TARGET_FILE_SIZE_BYTES, "0").build());
+    for (int i = 0; i < 6; i++) {
+      appendRows(events, i * 10L, 10);
+    }
+
+    MaintenancePlan plan = events.maintenance().plan(COMPACT_ONLY.toBuilder().compactWhenSmallFilesAtLeast(1)
+        .compactWhenDeleteFilesAtLeast(1).expireWhenSnapshotsAtLeast(6).build());
+
+    assertThat(plan.steps()).extracting(MaintenanceStep::task).containsExactly(MaintenanceTask.EXPIRE_SNAPSHOTS);
+    assertThatThrownBy(() -> events.maintenance().compact().execute())
+        .isInstanceOf(dev.featurestore.InvalidArgumentException.class)
+        .hasMessage("Cannot compact: target file size must be positive: 0");
+  }
 }
