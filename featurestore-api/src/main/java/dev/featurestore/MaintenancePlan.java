@@ -29,6 +29,13 @@ public interface MaintenancePlan {
    * last), reporting each start and finish to the {@link #listener(MaintenanceListener) listener}.
    * Stops at the first failure, which is thrown after the listener has seen it.
    *
+   * <p>The compaction step rewrites the files of the snapshot the plan saw (with the library's own
+   * compaction, the plan's planning of the files is the compaction's: the table is planned once),
+   * committed against that snapshot: commits made since are handled as commits made during the
+   * compaction (appends kept, position deletes of single files carried over to the new files,
+   * anything else a {@link CommitConflictException} with the table unchanged). If that snapshot is
+   * no longer in the table's current history (rolled back, expired), the compaction plans again.
+   *
    * @throws InvalidStateException if this plan was already executed ({@code Cannot execute
    *     maintenance plan of table <id>: already executed})
    */

@@ -48,7 +48,9 @@ public interface TableMaintenance {
    * As {@link #plan(MaintenancePolicy)}: the steps decided from this table's metadata by the same
    * thresholds, run in the same order with the same parameters, but each through
    * {@code executor}'s operation ({@code compact()}, {@code rewriteManifests()},
-   * {@code expireSnapshots()}, {@code removeOrphanFiles()}) instead of this one's. How another
+   * {@code expireSnapshots()}, {@code removeOrphanFiles()}) instead of this one's ({@code
+   * executor.compact()} is called, and configured, when the plan is made; whether the compaction
+   * step is worth it is decided by this library's compaction rules). How another
    * engine maintains the table with the library's vocabulary: featurestore-spark passes its
    * {@code SparkTableMaintenance}, which runs each step as a Spark action.
    *

@@ -56,6 +56,7 @@ import org.apache.iceberg.deletes.PositionDeleteIndex;
 import org.apache.iceberg.util.ContentFileUtil;
 import org.apache.iceberg.util.PartitionUtil;
 import org.apache.iceberg.util.PropertyUtil;
+import org.apache.iceberg.util.SnapshotUtil;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -78,6 +79,8 @@ final class CompactionOperation implements Compaction {
   private SortOrder sortOrder;
   private Expression filter = Expressions.alwaysTrue();
   private boolean used = false;
+  /** What {@link #planAt} planned, for {@link #execute()} to run on; null: execute plans itself. */
+  private Planned planned;
   /** Test hook: runs after the files are written, before the commit. */
   Runnable beforeCommit = () -> {};
   /** Test hook: runs after the commit was prepared, before the commit lock is taken. */
@@ -162,17 +165,18 @@ final class CompactionOperation implements Compaction {
     used = true;
     long started = System.nanoTime();
     Table table = handle.translating("refresh table " + handle.id(), handle::refreshed);
-    long target = targetFileSize != null ? targetFileSize
-        : checkPositive(PropertyUtil.propertyAsLong(table.properties(), TableProperties.WRITE_TARGET_FILE_SIZE_BYTES,
-            TableProperties.WRITE_TARGET_FILE_SIZE_BYTES_DEFAULT));
-    long small = smallFileThreshold != null ? smallFileThreshold : Math.max(1, target * 3 / 4);
-    Snapshot start = table.currentSnapshot();
-    if (start == null) {
-      return CompactionResult.nothingToDo();
+    Planned planned = handedOver(table);
+    if (planned == null) {
+      long target = targetFileSize(table);
+      if (table.currentSnapshot() == null) {
+        return CompactionResult.nothingToDo();
+      }
+      planned = planAt(table, table.currentSnapshot(), target);
     }
-    List<FileScanTask> tasks = handle.translating("plan compaction of table " + handle.id(), () -> plan(table, start));
-    List<Group> groups = new CompactionChoice(small, target, deletedRowsThreshold, minInputFiles, sizeRatio, tierFiles)
-        .groups(table, tasks);
+    long target = planned.target();
+    Snapshot start = planned.snapshot();
+    List<FileScanTask> tasks = planned.tasks();
+    List<Group> groups = planned.groups();
     if (groups.isEmpty()) {
       return CompactionResult.nothingToDo();
     }
@@ -247,6 +251,63 @@ final class CompactionOperation implements Compaction {
     handle.record("compact", committed.snapshotId(), details);
     return new CompactionResult(OptionalLong.of(committed.snapshotId()), rewritten.size(), written.size(),
         committed.removedDeletes(), rewrittenBytes, addedBytes, rows, partitions.size(), committed.carried());
+  }
+
+  /**
+   * What a compaction planned: the files of {@code snapshot} (its filter applied), the sizes it
+   * decided with, and the groups it rewrites of them (empty: nothing worth rewriting).
+   */
+  record Planned(Snapshot snapshot, List<FileScanTask> tasks, long small, long target, List<Group> groups) {}
+
+  /**
+   * Plans this compaction at {@code snapshot} of {@code table} and chooses what it would rewrite,
+   * with its settings (so call this after configuring it). A maintenance plan decides its compaction
+   * step from this, and {@link #execute()} then runs on this planning instead of planning again,
+   * committing against {@code snapshot}: a commit landed since is handled as one landing during the
+   * rewrite (carried over, or a {@link CommitConflictException} with the table unchanged). If
+   * {@code snapshot} is no longer the current snapshot or one of its ancestors when {@code execute()}
+   * runs (history rolled back, the snapshot expired), it plans again at the current snapshot.
+   *
+   * @param target the target file size, {@link #targetFileSize(Table)}
+   */
+  Planned planAt(Table table, Snapshot snapshot, long target) {
+    long small = smallFileThreshold != null ? smallFileThreshold : Math.max(1, target * 3 / 4);
+    List<FileScanTask> tasks = handle.translating("plan compaction of table " + handle.id(), () -> plan(table, snapshot));
+    List<Group> groups = new CompactionChoice(small, target, deletedRowsThreshold, minInputFiles, sizeRatio, tierFiles)
+        .groups(table, tasks);
+    planned = new Planned(snapshot, List.copyOf(tasks), small, target, List.copyOf(groups));
+    return planned;
+  }
+
+  /** Whether this compaction was created by {@code owner}: the handle whose table it compacts. */
+  boolean compacts(TableHandle owner) {
+    return handle == owner;
+  }
+
+  /** The planning handed over by {@link #planAt}, if its snapshot is still in the table's current history. */
+  private Planned handedOver(Table table) {
+    Planned handed = planned;
+    if (handed == null) {
+      return null;
+    }
+    Snapshot current = table.currentSnapshot();
+    if (current != null && SnapshotUtil.isAncestorOf(table, current.snapshotId(), handed.snapshot().snapshotId())) {
+      return handed;
+    }
+    LOG.info("Compaction of table {}: the planned snapshot {} is no longer in the table's current history; planned again",
+        handle.id(), handed.snapshot().snapshotId());
+    return null;
+  }
+
+  /**
+   * The size of the files written: the one set, else the table's {@code write.target-file-size-bytes}.
+   *
+   * @throws InvalidArgumentException if none was set and the table's is not positive
+   */
+  long targetFileSize(Table table) {
+    return targetFileSize != null ? targetFileSize
+        : checkPositive(PropertyUtil.propertyAsLong(table.properties(), TableProperties.WRITE_TARGET_FILE_SIZE_BYTES,
+            TableProperties.WRITE_TARGET_FILE_SIZE_BYTES_DEFAULT));
   }
 
   /** What a commit did: the snapshot, delete files removed, positions carried over, and for how long it held the lock. */

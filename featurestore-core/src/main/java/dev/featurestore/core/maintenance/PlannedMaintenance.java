@@ -1,6 +1,7 @@
 package dev.featurestore.core.maintenance;
 
 import dev.featurestore.InvalidArgumentException;
+import dev.featurestore.Compaction;
 import dev.featurestore.CompactionResult;
 import dev.featurestore.ExpireResult;
 import dev.featurestore.InvalidStateException;
@@ -15,10 +16,7 @@ import dev.featurestore.MaintenanceTask;
 import dev.featurestore.OrphanFilesResult;
 import dev.featurestore.RewriteManifestsResult;
 import dev.featurestore.TableMaintenance;
-import dev.featurestore.core.base.ScanPlanning;
 import dev.featurestore.core.base.TableHandle;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -30,9 +28,6 @@ import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.TableProperties;
-import org.apache.iceberg.io.CloseableIterable;
-import org.apache.iceberg.util.PropertyUtil;
 
 /**
  * A maintenance plan decided from the table's current snapshot (metadata only: manifests are
@@ -41,6 +36,7 @@ import org.apache.iceberg.util.PropertyUtil;
  * more), and orphan removal last (it must see the final metadata).
  */
 final class PlannedMaintenance implements MaintenancePlan {
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(PlannedMaintenance.class);
   private final TableMaintenance maintenance; // runs the steps: the library's own, or another engine's
   private final MaintenancePolicy policy;
   private final List<MaintenanceStep> steps;
@@ -48,6 +44,8 @@ final class PlannedMaintenance implements MaintenancePlan {
   private final java.time.Clock clock;
   private final TableHandle handle;
   private final boolean independentSteps;
+  /** What the COMPACT step runs (configured and planned when the plan was made); null without that step. */
+  private final Compaction compactionStep;
   private MaintenanceListener listener = progress -> {};
   private boolean used = false;
   // what the steps finished so far did: the report, also after a later step failed (background maintenance counts it)
@@ -58,8 +56,9 @@ final class PlannedMaintenance implements MaintenancePlan {
   private long started;
 
   private PlannedMaintenance(TableMaintenance maintenance, MaintenancePolicy policy, List<MaintenanceStep> steps,
-      TableHandle handle, boolean independentSteps) {
+      TableHandle handle, boolean independentSteps, Compaction compactionStep) {
     this.maintenance = maintenance;
+    this.compactionStep = compactionStep;
     this.independentSteps = independentSteps;
     this.handle = handle;
     String table = handle.id().toString();
@@ -88,39 +87,28 @@ final class PlannedMaintenance implements MaintenancePlan {
       Table table = handle.refreshed();
       List<MaintenanceStep> steps = new ArrayList<>();
       Snapshot current = table.currentSnapshot();
+      Compaction compaction = null;
       if (current != null) {
-        long target = PropertyUtil.propertyAsLong(table.properties(), TableProperties.WRITE_TARGET_FILE_SIZE_BYTES,
-            TableProperties.WRITE_TARGET_FILE_SIZE_BYTES_DEFAULT);
-        long small = Math.max(1, target * 3 / 4);
-        long smallFiles = 0;
-        Set<String> deleteFiles = new HashSet<>();
-        List<FileScanTask> files = new ArrayList<>();
-        try (CloseableIterable<FileScanTask> tasks = ScanPlanning.newScan(table, current).planFiles()) {
-          for (FileScanTask task : tasks) {
-            files.add(task);
-            if (task.file().fileSizeInBytes() < small) {
-              smallFiles++;
-            }
-            for (DeleteFile delete : task.deletes()) {
-              deleteFiles.add(delete.location());
-            }
-          }
-        } catch (IOException e) {
-          throw new UncheckedIOException(e);
+        // the compaction the step runs decides it: its planning of the files (done once, handed over
+        // to it), its small-file size, minimum input files, deleted-rows threshold and size tiers
+        Compaction executing = forPolicy(maintenance.compact(), policy);
+        CompactionOperation deciding = executing instanceof CompactionOperation own && own.compacts(handle) ? own
+            : (CompactionOperation) forPolicy(new CompactionOperation(handle), policy); // another engine's: our rules
+        long target;
+        try {
+          target = deciding.targetFileSize(table);
+        } catch (InvalidArgumentException e) {
+          target = 0; // the table's target file size is not positive: no compaction can run, the other steps can
+          LOG.warn("Maintenance plan of table {}: no compaction step: {}", handle.id(), e.getMessage());
         }
-        String reason = null;
-        if (smallFiles >= policy.smallFileThreshold()) {
-          reason = "small data files: " + smallFiles + " (threshold " + policy.smallFileThreshold() + ", smaller than "
-              + small + " bytes)";
-        } else if (deleteFiles.size() >= policy.deleteFileThreshold()) {
-          reason = "delete files: " + deleteFiles.size() + " (threshold " + policy.deleteFileThreshold() + ")";
-        }
-        // with size tiers, only when the compaction would rewrite something: a round may leave more
-        // small files or delete files than the thresholds (tiers not full, few deleted rows)
-        if (reason != null && (policy.compactionSizeRatio() == 0 || !new CompactionChoice(small, target,
-            policy.deletedRowsThreshold(), 2, policy.compactionSizeRatio(), policy.compactionTierFiles())
-            .groups(table, files).isEmpty())) {
+        CompactionOperation.Planned planned = target > 0 ? deciding.planAt(table, current, target) : null;
+        String reason = planned == null ? null : compactionReason(planned, policy);
+        // only when the compaction would rewrite something: a table may have more small files or delete
+        // files than the thresholds and nothing to rewrite (tiers not full, few deleted rows, one small
+        // file per partition)
+        if (reason != null && !planned.groups().isEmpty()) {
           steps.add(new MaintenanceStep(MaintenanceTask.COMPACT, reason));
+          compaction = executing;
         }
         int manifests = current.dataManifests(table.io()).size();
         if (manifests >= policy.manifestThreshold()) {
@@ -143,8 +131,37 @@ final class PlannedMaintenance implements MaintenancePlan {
         steps.add(new MaintenanceStep(MaintenanceTask.REMOVE_ORPHAN_FILES,
             "other steps ran: files older than " + policy.orphanSafetyWindow() + " that nothing references"));
       }
-      return new PlannedMaintenance(maintenance, policy, steps, handle, onlyUseful);
+      return new PlannedMaintenance(maintenance, policy, steps, handle, onlyUseful, compaction);
     });
+  }
+
+  /** Why {@code policy} would compact the planned files (small files or delete files over its thresholds), or null. */
+  private static String compactionReason(CompactionOperation.Planned planned, MaintenancePolicy policy) {
+    long smallFiles = 0;
+    Set<String> deleteFiles = new HashSet<>();
+    for (FileScanTask task : planned.tasks()) {
+      if (task.file().fileSizeInBytes() < planned.small()) {
+        smallFiles++;
+      }
+      for (DeleteFile delete : task.deletes()) {
+        deleteFiles.add(delete.location());
+      }
+    }
+    if (smallFiles >= policy.smallFileThreshold()) {
+      return "small data files: " + smallFiles + " (threshold " + policy.smallFileThreshold() + ", smaller than "
+          + planned.small() + " bytes)";
+    } else if (deleteFiles.size() >= policy.deleteFileThreshold()) {
+      return "delete files: " + deleteFiles.size() + " (threshold " + policy.deleteFileThreshold() + ")";
+    }
+    return null;
+  }
+
+  /** {@code compaction} with what {@code policy} sets (deleted-rows threshold, size tiers); the rest its defaults. */
+  private static Compaction forPolicy(Compaction compaction, MaintenancePolicy policy) {
+    Compaction configured = compaction.deletedRowsThreshold(policy.deletedRowsThreshold());
+    return policy.compactionSizeRatio() > 0
+        ? configured.sizeTiers(policy.compactionSizeRatio(), policy.compactionTierFiles())
+        : configured;
   }
 
   @Override
@@ -180,11 +197,7 @@ final class PlannedMaintenance implements MaintenancePlan {
       try {
         switch (step.task()) {
           case COMPACT -> {
-            dev.featurestore.Compaction compact = maintenance.compact().deletedRowsThreshold(policy.deletedRowsThreshold());
-            if (policy.compactionSizeRatio() > 0) {
-              compact.sizeTiers(policy.compactionSizeRatio(), policy.compactionTierFiles());
-            }
-            CompactionResult r = compact.execute();
+            CompactionResult r = compactionStep.execute();
             compaction = Optional.of(r);
             message = "rewrote " + r.rewrittenDataFiles() + " data files into " + r.addedDataFiles();
           }
