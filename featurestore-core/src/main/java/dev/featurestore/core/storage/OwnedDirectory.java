@@ -112,7 +112,12 @@ public final class OwnedDirectory implements AutoCloseable {
       String id = UUID.randomUUID().toString();
       Optional<OwnedDirectory> mine = tryLock(privateRoot.resolve(id), privateRoot.resolve(id + LOCK_SUFFIX), true, false, thing);
       if (mine.isPresent()) {
-        createDirectories(mine.get().directory, thing);
+        try {
+          createDirectories(mine.get().directory, thing);
+        } catch (RuntimeException e) {
+          mine.get().close();
+          throw e;
+        }
         LOG.info("Opened {} in a private directory: {} is in use by another store: {}", thing, dir,
             mine.get().directory);
         return mine.get();
