@@ -306,6 +306,12 @@ public final class FeatureStoreConfig {
      * {@code <root>/cold-cache}, {@link #DEFAULT_COLD_CACHE_BYTES}). The bound is exceeded only while
      * a read holds more than it.
      *
+     * <p>An open store owns its cache directory: another store (in this or another process) that
+     * finds the default directory in use caches in a private {@code <root>/cold-cache/private/<id>}
+     * (deleted on close); a directory named here that another store uses makes opening the store
+     * fail with {@link InvalidStateException} ({@code Cannot open cold cache: directory in use by
+     * another store: <dir>}).
+     *
      * @throws IllegalArgumentException if {@code maxBytes} is not positive
      */
     public Builder coldCache(Path directory, long maxBytes) {

@@ -12,10 +12,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.ExecutionException;
@@ -62,6 +64,10 @@ final class WriteAheadLog implements AutoCloseable {
   private final Path dir;
   private final FsyncPolicy fsync;
   private final Hooks hooks;
+  /** The shard lock files this JVM holds (real paths); guarded by itself. */
+  private static final Set<Path> HELD = new HashSet<>();
+
+  private final Path lockKey;
   private final FileChannel lockChannel;
   private final FileLock lock;
   /** Closed segments: path to the highest sequence id in it. */
@@ -102,19 +108,28 @@ final class WriteAheadLog implements AutoCloseable {
     this.hooks = hooks;
     try {
       Files.createDirectories(dir);
-      lockChannel = FileChannel.open(dir.resolve("lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-      FileLock acquired;
-      try {
-        acquired = lockChannel.tryLock();
-      } catch (OverlappingFileLockException e) {
-        acquired = null;
+      lockKey = dir.toRealPath().resolve("lock");
+      synchronized (HELD) {
+        // looked up before a channel is opened: closing a second channel on the lock file would
+        // release this process's lock on it (POSIX record locks), letting another process in
+        if (HELD.contains(lockKey)) {
+          throw inUse(shard, dir);
+        }
+        FileChannel channel = FileChannel.open(lockKey, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+        FileLock acquired;
+        try {
+          acquired = channel.tryLock();
+        } catch (OverlappingFileLockException e) {
+          acquired = null;
+        }
+        if (acquired == null) {
+          channel.close();
+          throw inUse(shard, dir);
+        }
+        HELD.add(lockKey);
+        lockChannel = channel;
+        lock = acquired;
       }
-      if (acquired == null) {
-        lockChannel.close();
-        throw new InvalidStateException("Cannot open CDC pipeline: shard " + shard
-            + " is in use by another pipeline: " + dir);
-      }
-      lock = acquired;
       deleteSpares();
       background = Executors.newSingleThreadExecutor(r -> {
         Thread t = new Thread(r, "featurestore-cdc-wal-" + shard);
@@ -124,6 +139,10 @@ final class WriteAheadLog implements AutoCloseable {
     } catch (IOException e) {
       throw new StorageException("Cannot open CDC write-ahead log: " + dir + ": " + e.getMessage(), e);
     }
+  }
+
+  private static InvalidStateException inUse(String shard, Path dir) {
+    return new InvalidStateException("Cannot open CDC pipeline: shard " + shard + " is in use by another pipeline: " + dir);
   }
 
   Path directory() {
@@ -602,11 +621,15 @@ final class WriteAheadLog implements AutoCloseable {
     if (interrupted) {
       Thread.currentThread().interrupt();
     }
-    try {
-      lock.release();
-      lockChannel.close();
-    } catch (IOException e) {
-      LOG.warn("Cannot release CDC write-ahead log lock {}: {}", dir, e.toString());
+    synchronized (HELD) {
+      try {
+        lock.release();
+        lockChannel.close();
+      } catch (IOException e) {
+        LOG.warn("Cannot release CDC write-ahead log lock {}: {}", dir, e.toString());
+      } finally {
+        HELD.remove(lockKey);
+      }
     }
   }
 

@@ -32,6 +32,7 @@ import dev.featurestore.core.catalog.SharedCatalogs;
 import dev.featurestore.core.objects.S3ObjectBrowser;
 import dev.featurestore.core.online.OnlineViews;
 import dev.featurestore.core.storage.LocalFileIO;
+import dev.featurestore.core.storage.OwnedDirectory;
 import dev.featurestore.core.storage.TieredFileIO;
 import dev.featurestore.core.storage.s3.ObjectStorageErrors;
 import dev.featurestore.core.storage.s3.ObjectStorageIO;
@@ -174,8 +175,15 @@ final class DefaultFeatureStore implements FeatureStore {
         .orElseThrow(() -> new IllegalStateException("Cannot open cold storage: the store has no warehouse location"));
     FileIO cold = ObjectStorageIO.open(config.coldStorage().get());
     owned.push(cold);
+    // another store on the same root owning the default cache makes this one cache privately;
+    // a directory the user named must not be shared (eviction would delete files it reads)
+    Path cacheDirectory = config.coldCacheDirectory().orElseThrow();
+    boolean isDefault = config.root().map(r -> r.resolve("cold-cache").toAbsolutePath().normalize())
+        .filter(cacheDirectory.toAbsolutePath().normalize()::equals).isPresent();
+    OwnedDirectory cache = isDefault ? OwnedDirectory.claimOrPrivate(cacheDirectory, "cold cache")
+        : OwnedDirectory.claim(cacheDirectory, "cold cache");
     TieredFileIO tiered = TieredFileIO.open(hot, cold, hotWarehouse, config.coldStorage().get().warehouseLocation(),
-        config.coldCacheDirectory().orElseThrow(), config.coldCacheMaxBytes());
+        cache, config.coldCacheMaxBytes());
     owned.push(tiered);
     return tiered;
   }

@@ -3,6 +3,7 @@ package dev.featurestore.duckdb;
 import dev.featurestore.InvalidArgumentException;
 import dev.featurestore.InvalidStateException;
 import dev.featurestore.core.storage.LocalFileCache;
+import dev.featurestore.core.storage.OwnedDirectory;
 import dev.featurestore.core.storage.TieredFileIO;
 
 import static java.util.Objects.requireNonNull;
@@ -38,9 +39,14 @@ import org.duckdb.DuckDBConnection;
  * directory, no extension auto-install or auto-load, external access limited to the work and
  * warehouse directories, then the configuration locked), a file cache, a fetch pool and a timer
  * for timeouts. Every query runs on its own {@code duplicate()} connection.
+ *
+ * <p>The engine owns its work directory ({@link OwnedDirectory}) until closed: the default
+ * {@code <store root>/duckdb}, or {@code <store root>/duckdb/private/<id>} (deleted on close) while
+ * another engine owns that; a directory the user named must be free.
  */
 final class DuckEngine implements SqlEngine {
   private final FeatureStore store;
+  private final OwnedDirectory owned;
   private final Path workDirectory;
   private final List<Path> readableRoots;
   private final DuckDBConnection root;
@@ -60,14 +66,22 @@ final class DuckEngine implements SqlEngine {
     this.store = requireNonNull(store, "store is null");
     this.limits = new SqlGuard.Limits(maxSqlLength, memoryLimit, MemorySizes.parse(memoryLimit));
     this.defaultTimeout = defaultTimeout;
+    // the engine owns its work directory: another engine on the same store root (another process,
+    // or another store in this JVM) gets a private one under the default directory; a directory
+    // the user named that is in use is refused
+    if (work.isPresent()) {
+      this.owned = OwnedDirectory.claim(work.get(), "DuckDB engine");
+    } else if (store.config().root().isPresent()) {
+      this.owned = OwnedDirectory.claimOrPrivate(store.config().root().get().resolve("duckdb"), "DuckDB engine");
+    } else {
+      this.owned = OwnedDirectory.temporary("featurestore-duckdb", "DuckDB engine");
+    }
+    this.workDirectory = owned.path();
     try {
-      Path dir = work.isPresent() ? work.get()
-          : store.config().root().isPresent() ? store.config().root().get().resolve("duckdb")
-          : Files.createTempDirectory("featurestore-duckdb");
-      this.workDirectory = dir.toAbsolutePath().normalize();
       Files.createDirectories(workDirectory.resolve("tmp"));
       Files.createDirectories(workDirectory.resolve("exports"));
     } catch (IOException e) {
+      owned.close();
       throw new StorageException("Cannot open DuckDB engine: cannot create work directory: " + e.getMessage(), e);
     }
     List<Path> roots = new ArrayList<>();
@@ -79,7 +93,14 @@ final class DuckEngine implements SqlEngine {
     this.readableRoots = List.copyOf(roots);
     this.fetchers = Executors.newFixedThreadPool(fetchThreads, daemon("featurestore-duckdb-fetch"));
     this.timer = Executors.newSingleThreadScheduledExecutor(daemon("featurestore-duckdb-timeout"));
-    this.cache = new LocalFileCache(workDirectory.resolve("cache"), cacheMaxBytes, fetchers);
+    try {
+      this.cache = new LocalFileCache(workDirectory.resolve("cache"), cacheMaxBytes, fetchers);
+    } catch (RuntimeException e) {
+      fetchers.shutdownNow();
+      timer.shutdownNow();
+      owned.close();
+      throw e;
+    }
     Properties properties = new Properties();
     properties.setProperty("memory_limit", memoryLimit);
     properties.setProperty("threads", Integer.toString(threads));
@@ -106,6 +127,8 @@ final class DuckEngine implements SqlEngine {
     } catch (SQLException e) {
       fetchers.shutdownNow();
       timer.shutdownNow();
+      cache.close();
+      owned.close();
       throw new FeatureStoreException("Cannot open DuckDB engine: " + e.getMessage(), e);
     }
   }
@@ -246,6 +269,10 @@ final class DuckEngine implements SqlEngine {
       root.close();
     } catch (SQLException e) {
       throw new FeatureStoreException("Cannot close DuckDB engine: " + e.getMessage(), e);
+    } finally {
+      // after DuckDB, which deletes its temporary files on close
+      cache.close();
+      owned.close();
     }
   }
 

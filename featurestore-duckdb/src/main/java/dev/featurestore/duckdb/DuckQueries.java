@@ -68,7 +68,15 @@ public final class DuckQueries {
     /**
      * Where the engine keeps its file cache, DuckDB's temporary files and exports in progress
      * (default {@code <store root>/duckdb}, or a new temporary directory for stores without a
-     * root). User SQL can read nothing outside this directory and the local warehouse.
+     * root, deleted on close). User SQL can read nothing outside this directory and the local
+     * warehouse.
+     *
+     * <p>The engine owns the directory until it is closed (an exclusive file lock): another engine,
+     * in this or another process, on the same store root would otherwise evict cached files this
+     * one's queries read. When the default directory is in use, the engine works in a private
+     * directory {@code <store root>/duckdb/private/<id>}, deleted on close; a directory set here
+     * that is in use makes {@link #build()} fail with {@link dev.featurestore.InvalidStateException}
+     * ({@code Cannot open DuckDB engine: directory in use by another store: <dir>}).
      */
     public Builder workDirectory(Path value) {
       this.workDirectory = InvalidArgumentException.requireNonNull(value, "set work directory", "workDirectory");
@@ -110,7 +118,12 @@ public final class DuckQueries {
       return this;
     }
 
-    /** Opens the database. */
+    /**
+     * Opens the database.
+     *
+     * @throws dev.featurestore.InvalidStateException if the work directory set with
+     *     {@link #workDirectory(Path)} is in use by another open engine
+     */
     public SqlEngine build() {
       return new DuckEngine(store, threads, memoryLimit, Optional.ofNullable(workDirectory), cacheMaxBytes,
           fetchThreads, Optional.ofNullable(defaultTimeout), maxSqlLength);

@@ -1,5 +1,6 @@
 package dev.featurestore.core.storage;
 
+import dev.featurestore.InvalidStateException;
 import dev.featurestore.StorageException;
 import java.io.IOException;
 import java.io.InputStream;
@@ -33,12 +34,17 @@ import org.apache.iceberg.io.SeekableInputStream;
  * place, and evicted least recently used first. Files a running query holds (a {@link Lease}) are
  * never evicted; the cache may exceed its bound while they are held.
  *
+ * <p>The cache owns its directory ({@link OwnedDirectory}) until {@link #close()}: adopting files
+ * left by an earlier cache, deleting partial downloads and evicting are only safe when no other
+ * cache (another process, or another store in this JVM, on the same store root) uses it.
+ *
  * <p>Used by the DuckDB engine (remote files of a warehouse bucket it reads natively) and by
  * {@link TieredFileIO} (cold data files, for every reader including DuckDB). Thread-safe.
  */
-public final class LocalFileCache {
+public final class LocalFileCache implements AutoCloseable {
   private static final String SUFFIX = ".parquet";
 
+  private final OwnedDirectory owned;
   private final Path directory;
   private final long maxBytes;
   private final ExecutorService fetchers;
@@ -49,6 +55,7 @@ public final class LocalFileCache {
   private final AtomicLong misses = new AtomicLong();
   private final AtomicLong bytesFetched = new AtomicLong();
   private final AtomicLong evictions = new AtomicLong();
+  private boolean closed = false; // guarded by this
 
   private static final class Entry {
     final String key;
@@ -133,17 +140,33 @@ public final class LocalFileCache {
   }
 
   /**
-   * Opens the cache over {@code directory} (created if missing; files left by an earlier cache are
-   * adopted, partial downloads deleted), fetching on {@code fetchers}.
+   * Opens the cache over {@code directory}, which it owns until closed (see
+   * {@link #LocalFileCache(OwnedDirectory, long, ExecutorService)}).
+   *
+   * @throws dev.featurestore.InvalidStateException if another open cache owns the directory
+   *     ({@code Cannot open file cache: directory in use by another store: <dir>})
+   * @throws StorageException if the directory cannot be created, locked or read
    */
   public LocalFileCache(Path directory, long maxBytes, ExecutorService fetchers) {
-    this.directory = directory;
+    this(OwnedDirectory.claim(directory, "file cache"), maxBytes, fetchers);
+  }
+
+  /**
+   * Opens the cache over {@code directory}, owned by this cache from now on (released, and deleted
+   * if private, by {@link #close()}; also when this constructor fails). Files left by an earlier
+   * cache are adopted and partial downloads deleted: no other cache can be using them. Fetches run
+   * on {@code fetchers}.
+   *
+   * @throws StorageException if the directory cannot be read
+   */
+  public LocalFileCache(OwnedDirectory directory, long maxBytes, ExecutorService fetchers) {
+    this.owned = directory;
+    this.directory = directory.path();
     this.maxBytes = maxBytes;
     this.fetchers = fetchers;
     try {
-      Files.createDirectories(directory);
       List<Path> existing;
-      try (Stream<Path> files = Files.list(directory)) {
+      try (Stream<Path> files = Files.list(this.directory)) {
         existing = files.filter(p -> p.getFileName().toString().endsWith(SUFFIX)).toList();
       }
       // oldest first, so the most recently written are the most recently used
@@ -155,15 +178,36 @@ public final class LocalFileCache {
         entries.put(entry.key, entry);
         totalBytes += entry.size;
       }
-      try (Stream<Path> files = Files.list(directory)) {
+      // left by a cache that ended without finishing them: this cache owns the directory
+      try (Stream<Path> files = Files.list(this.directory)) {
         files.filter(p -> p.getFileName().toString().endsWith(".part")).forEach(LocalFileCache::deleteQuietly);
       }
       synchronized (this) {
         evict();
       }
-    } catch (IOException e) {
-      throw new StorageException("Cannot open file cache: " + e.getMessage() + ": " + directory, e);
+    } catch (IOException | RuntimeException e) {
+      directory.close();
+      if (e instanceof RuntimeException re) {
+        throw re;
+      }
+      throw new StorageException("Cannot open file cache: " + e.getMessage() + ": " + this.directory, e);
     }
+  }
+
+  /**
+   * Releases the directory for another cache (a private one is deleted). Leases still open keep
+   * their paths until closed, except in a private directory; acquiring after close fails. Safe to
+   * call twice.
+   */
+  @Override
+  public void close() {
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+    }
+    owned.close();
   }
 
   public Path directory() {
@@ -181,6 +225,9 @@ public final class LocalFileCache {
     Map<String, Boolean> fetchedHere = new LinkedHashMap<>();
     List<Entry> held = new ArrayList<>();
     synchronized (this) {
+      if (closed) {
+        throw new InvalidStateException("Cannot read through file cache: cache is closed: " + directory);
+      }
       for (String location : locations) {
         if (futures.containsKey(location)) {
           continue;
@@ -272,8 +319,14 @@ public final class LocalFileCache {
     }
   }
 
-  /** Evicts least recently used, unheld entries until the cache fits. Call holding the lock. */
+  /**
+   * Evicts least recently used, unheld entries until the cache fits; nothing once closed (the
+   * directory may be another cache's by then). Call holding the lock.
+   */
   private void evict() {
+    if (closed) {
+      return;
+    }
     Iterator<Entry> it = entries.values().iterator();
     while (totalBytes > maxBytes && it.hasNext()) {
       Entry entry = it.next();

@@ -33,7 +33,8 @@ import org.apache.iceberg.io.SupportsPrefixOperations;
  * <p>It implements prefix operations, refused when the tier a prefix is in cannot list: whether it
  * can is asked with {@link PrefixOperations#of}.
  *
- * <p>Thread-safe. Closing it stops its fetch threads; the hot and cold FileIOs belong to the caller.
+ * <p>Thread-safe. Closing it stops its fetch threads and releases the cache directory; the hot and
+ * cold FileIOs belong to the caller.
  */
 public final class TieredFileIO implements SupportsPrefixOperations, SupportsBulkOperations {
   private static final long serialVersionUID = 1L;
@@ -60,30 +61,54 @@ public final class TieredFileIO implements SupportsPrefixOperations, SupportsBul
 
   /**
    * A tiered FileIO over {@code hot} (holding {@code hotWarehouse}) and {@code cold} (holding
-   * {@code coldWarehouse}), caching cold files in {@code cacheDirectory} up to {@code maxCacheBytes}.
+   * {@code coldWarehouse}), caching cold files in {@code cacheDirectory} up to {@code maxCacheBytes};
+   * the cache owns that directory until this FileIO is closed.
+   *
+   * @throws dev.featurestore.InvalidStateException if another open cache owns the directory
+   *     ({@code Cannot open cold cache: directory in use by another store: <dir>})
    */
   public static TieredFileIO open(FileIO hot, FileIO cold, String hotWarehouse, String coldWarehouse,
       Path cacheDirectory, long maxCacheBytes) {
-    requireNonNull(hot, "hot is null");
-    requireNonNull(cold, "cold is null");
-    requireNonNull(hotWarehouse, "hotWarehouse is null");
-    requireNonNull(coldWarehouse, "coldWarehouse is null");
     requireNonNull(cacheDirectory, "cacheDirectory is null");
-    if (!coldWarehouse.startsWith("s3://") && !coldWarehouse.startsWith("s3a://")) {
-      throw new IllegalArgumentException("Cannot open tiered storage: cold warehouse is not an s3 location: " + coldWarehouse);
-    }
-    AtomicInteger n = new AtomicInteger();
-    ExecutorService fetchers = Executors.newFixedThreadPool(4, r -> {
-      Thread t = new Thread(r, "featurestore-cold-fetch-" + n.incrementAndGet());
-      t.setDaemon(true);
-      return t;
-    });
+    checkCold(coldWarehouse);
+    return open(hot, cold, hotWarehouse, coldWarehouse, OwnedDirectory.claim(cacheDirectory, "cold cache"), maxCacheBytes);
+  }
+
+  /**
+   * As {@link #open(FileIO, FileIO, String, String, Path, long)} over a directory already owned
+   * ({@link OwnedDirectory#claimOrPrivate} for the default one), which this FileIO closes with
+   * itself, or at once if it cannot open.
+   */
+  public static TieredFileIO open(FileIO hot, FileIO cold, String hotWarehouse, String coldWarehouse,
+      OwnedDirectory cacheDirectory, long maxCacheBytes) {
+    requireNonNull(cacheDirectory, "cacheDirectory is null");
+    ExecutorService fetchers = null;
     try {
-      LocalFileCache cache = new LocalFileCache(cacheDirectory.toAbsolutePath().normalize(), maxCacheBytes, fetchers);
+      requireNonNull(hot, "hot is null");
+      requireNonNull(cold, "cold is null");
+      requireNonNull(hotWarehouse, "hotWarehouse is null");
+      checkCold(coldWarehouse);
+      AtomicInteger n = new AtomicInteger();
+      fetchers = Executors.newFixedThreadPool(4, r -> {
+        Thread t = new Thread(r, "featurestore-cold-fetch-" + n.incrementAndGet());
+        t.setDaemon(true);
+        return t;
+      });
+      LocalFileCache cache = new LocalFileCache(cacheDirectory, maxCacheBytes, fetchers);
       return new TieredFileIO(hot, cold, hotWarehouse, coldWarehouse, cache, fetchers);
     } catch (RuntimeException e) {
-      fetchers.shutdownNow();
+      if (fetchers != null) {
+        fetchers.shutdownNow();
+      }
+      cacheDirectory.close();
       throw e;
+    }
+  }
+
+  private static void checkCold(String coldWarehouse) {
+    requireNonNull(coldWarehouse, "coldWarehouse is null");
+    if (!coldWarehouse.startsWith("s3://") && !coldWarehouse.startsWith("s3a://")) {
+      throw new IllegalArgumentException("Cannot open tiered storage: cold warehouse is not an s3 location: " + coldWarehouse);
     }
   }
 
@@ -262,6 +287,7 @@ public final class TieredFileIO implements SupportsPrefixOperations, SupportsBul
   @Override
   public void close() {
     fetchers.shutdownNow();
+    cache.close();
   }
 
   @Override

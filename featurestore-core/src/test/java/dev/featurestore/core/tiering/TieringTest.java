@@ -19,6 +19,7 @@ import dev.featurestore.TieringProgress;
 import dev.featurestore.TieringResult;
 import dev.featurestore.TieringStatus;
 import dev.featurestore.ValidationException;
+import dev.featurestore.core.storage.TieredFileIO;
 import dev.featurestore.core.storage.s3.S3TestServer;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -290,6 +291,52 @@ class TieringTest {
       try (var files = Files.list(cache)) {
         assertThat(files.filter(p -> p.toString().endsWith(".parquet"))).isEmpty();
       }
+    }
+  }
+
+  /**
+   * Two stores on one root (two processes, or two stores in one JVM): the second caches cold files
+   * in a private directory, so its eviction never deletes files the first reads; a cache directory
+   * the user named that is in use is refused.
+   */
+  @Test
+  void twoStoresOnOneRoot_doNotShareAColdCacheDirectory() throws Exception {
+    Path shared = root.resolve("cold-cache").toAbsolutePath().normalize();
+    try (FeatureStore first = open()) {
+      FeatureTable table = create(first, "shared", false);
+      List<Long> snapshots = fourCommits(table, 1);
+      Observed before = observe(table, snapshots.get(1));
+      table.tiering().olderThan(Duration.ZERO).execute();
+      assertThat(observe(table, snapshots.get(1))).isEqualTo(before);
+      long cached = table.tiering().status().cache().files();
+      assertThat(cached).isPositive();
+      assertThat(first.unwrap(TieredFileIO.class).cacheDirectory()).isEqualTo(shared);
+      Path privateCache;
+      // the default directory, named: still the default, so a private one when in use
+      try (FeatureStore second = FeatureStore.builder().root(root).coldStorage(s3.b2ThroughGate())
+          .coldCache(shared, 1).build()) {
+        privateCache = second.unwrap(TieredFileIO.class).cacheDirectory();
+        assertThat(privateCache.getParent()).isEqualTo(shared.resolve("private"));
+        FeatureTable again = second.table(table.id());
+        assertThat(observe(again, snapshots.get(1))).isEqualTo(before);
+        assertThat(again.tiering().status().cache().evictions()).isPositive();
+        // the first's cached files are all there, and serve its reads
+        try (var files = Files.list(shared)) {
+          assertThat(files.filter(p -> p.toString().endsWith(".parquet")).count()).isEqualTo(cached);
+        }
+        assertThat(observe(table, snapshots.get(1))).isEqualTo(before);
+        assertThat(table.tiering().status().cache().files()).isEqualTo(cached);
+      }
+      assertThat(privateCache).doesNotExist();
+    }
+    Path named = root.resolve("named-cache").toAbsolutePath().normalize();
+    try (FeatureStore first = FeatureStore.builder().root(root).coldStorage(s3.b2ThroughGate()).coldCache(named, 1 << 20)
+        .build()) {
+      assertThatThrownBy(() -> FeatureStore.builder().root(root).coldStorage(s3.b2ThroughGate()).coldCache(named, 1 << 20)
+          .build())
+          .isExactlyInstanceOf(InvalidStateException.class)
+          .hasMessage("Cannot open cold cache: directory in use by another store: " + named);
+      assertThat(first.table(TableId.of("tiering", "shared")).query().count()).isPositive();
     }
   }
 

@@ -35,6 +35,7 @@ class DuckLayeringTest {
   /** The core classes outside the floor the adapter may use: public facades of the storage layer. */
   private static final Set<String> CORE_FACADES = Set.of(
       "dev.featurestore.core.storage.LocalFileCache",
+      "dev.featurestore.core.storage.OwnedDirectory",
       "dev.featurestore.core.storage.TieredFileIO",
       "dev.featurestore.core.storage.s3.Bucket",
       "dev.featurestore.core.storage.s3.ObjectUploader");
