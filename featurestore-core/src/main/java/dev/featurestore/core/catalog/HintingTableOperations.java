@@ -6,6 +6,7 @@ import java.util.Optional;
 import java.util.Set;
 import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.TableOperations;
+import org.apache.iceberg.exceptions.AlreadyExistsException;
 import org.apache.iceberg.exceptions.CommitFailedException;
 import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.io.SupportsPrefixOperations;
@@ -34,9 +35,13 @@ final class HintingTableOperations extends ForwardingTableOperations {
     MetadataWriteRecorder.forget();
     try {
       delegate.commit(base, metadata);
-    } catch (CommitFailedException e) {
-      MetadataWriteRecorder.forget();
-      deleteLosingAttempt(base);
+    } catch (CommitFailedException | AlreadyExistsException e) {
+      String attempted = MetadataWriteRecorder.takeWritten();
+      if (base == null) {
+        deleteLostCreate(attempted, metadata);
+      } else {
+        deleteLosingAttempt(base);
+      }
       throw e;
     } catch (RuntimeException | Error e) {
       MetadataWriteRecorder.forget();
@@ -55,6 +60,27 @@ final class HintingTableOperations extends ForwardingTableOperations {
     } catch (RuntimeException e) {
       LOG.warn("Cannot write version hint of table {} (the commit landed; path-based readers may see an older version): {}",
           name, e.toString());
+    }
+  }
+
+  /**
+   * After a create that certainly failed (the catalog already had the table, or its insert failed
+   * on the table's row; Iceberg reports both as the table existing): deletes the first metadata file
+   * this very create wrote, and nothing else. The folder may hold other first metadata files at that
+   * moment, such as the one of a table another process dropped and created again since, so whose a
+   * file is cannot be told from its table uuid. A registration wrote no file ({@code attempted} is
+   * null) and the file it registered is left alone.
+   */
+  private void deleteLostCreate(String attempted, TableMetadata metadata) {
+    if (attempted == null || attempted.equals(metadata.metadataFileLocation())) {
+      return;
+    }
+    try {
+      io().deleteFile(attempted);
+      LOG.debug("Deleted metadata file {} of a create of table {} that lost to another", attempted, name);
+    } catch (RuntimeException e) {
+      LOG.warn("Cannot delete the metadata file of a lost create of table {} (orphan removal will): {}: {}", name,
+          attempted, e.toString());
     }
   }
 
