@@ -168,7 +168,7 @@ public final class TableCreation {
     try {
       io.deleteFile(file);
     } catch (RuntimeException e) {
-      LOG.warn("Cannot delete metadata file of an interrupted or lost create: {}: {}", file, e.toString());
+      LOG.warn("Cannot delete metadata file of an interrupted create: {}: {}", file, e.toString());
     }
   }
 
