@@ -44,6 +44,28 @@ final class Converters {
     }
   }
 
+  /** A compaction's size tiers, {@code RATIO:FILES} ({@code --size-tiers 2:4}). */
+  record SizeTiers(double sizeRatio, int minFiles) {}
+
+  /**
+   * {@code RATIO:FILES}: a size ratio (a decimal number) and a number of files per tier. Only the
+   * spelling is checked here; the ranges are the library's ({@code Compaction.sizeTiers}).
+   */
+  static final class SizeTiersConverter implements ITypeConverter<SizeTiers> {
+    @Override
+    public SizeTiers convert(String value) {
+      String[] parts = value.strip().split(":", -1);
+      try {
+        if (parts.length == 2) {
+          return new SizeTiers(Double.parseDouble(parts[0].strip()), Integer.parseInt(parts[1].strip()));
+        }
+      } catch (NumberFormatException e) {
+        // the message below
+      }
+      throw new TypeConversionException("expected RATIO:FILES such as 2:4 (a size ratio, files per tier), not '" + value + "'");
+    }
+  }
+
   /** An instant: {@code 2026-12-01T10:00:00Z}, with an offset, or a date (midnight UTC). */
   static final class InstantConverter implements ITypeConverter<Instant> {
     @Override

@@ -101,6 +101,12 @@ final class MaintenanceCommands {
     @Option(names = "--min-input-files", paramLabel = "N", description = "Rewrite a partition only with at least N files.")
     Integer minInputFiles;
 
+    @Option(names = "--size-tiers", paramLabel = "RATIO:FILES", converter = Converters.SizeTiersConverter.class,
+        description = "Merge only files of similar size, e.g. 2:4: smallest first, a file joins the files before it "
+            + "if at most RATIO times their total size; a tier of at least FILES files is rewritten. "
+            + "Without it, every small file is (a full compaction).")
+    Converters.SizeTiers sizeTiers;
+
     @Mixin Output output;
 
     @Override
@@ -114,6 +120,9 @@ final class MaintenanceCommands {
       }
       if (minInputFiles != null) {
         c = c.minInputFiles(minInputFiles);
+      }
+      if (sizeTiers != null) {
+        c = c.sizeTiers(sizeTiers.sizeRatio(), sizeTiers.minFiles());
       }
       Progress progress = progress("compact");
       progress.update(0, 0, "rewriting " + t.id());

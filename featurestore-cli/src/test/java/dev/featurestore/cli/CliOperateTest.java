@@ -161,4 +161,54 @@ class CliOperateTest {
       }
     }
   }
+
+  /**
+   * {@code compact --size-tiers}: four small files of one size and one much larger (all below the
+   * small-file threshold): the tiered compaction merges the four and leaves the large one, a full
+   * one then merges both; bad values exit with BAD_INPUT and the library's or the option's message,
+   * committing nothing.
+   */
+  @Test
+  void compact_sizeTiers_mergesOnlyFilesOfSimilarSize() throws Exception {
+    TableId tiers = TableId.of("features", "tiers");
+    try (FeatureStore store = FeatureStore.openLocal(root)) {
+      FeatureTable table = store.createTable(TableDefinition.builder(tiers, SyntheticFeatures.schema()).build());
+      for (int seed = 1; seed <= 4; seed++) {
+        table.ingest().synthetic(100, seed).commit();
+      }
+      table.ingest().synthetic(100_000, 5).commit();
+    }
+
+    List<Cli.Result> r = new Cli(dir).batch(List.of(
+        cmd("compact", tiers.toString(), "--size-tiers", "0.5:4"),
+        cmd("compact", tiers.toString(), "--size-tiers", "2:1"),
+        cmd("compact", tiers.toString(), "--size-tiers", "2"),
+        cmd("compact", tiers.toString(), "--size-tiers", "2:four"),
+        cmd("compact", tiers.toString(), "--size-tiers", "2:4", "--output", "json", "--progress", "off"),
+        cmd("compact", tiers.toString(), "--output", "json", "--progress", "off")));
+
+    assertThat(r.get(0).exit()).isEqualTo(ExitCodes.BAD_INPUT);
+    assertThat(r.get(0).err()).isEqualTo("featurestore: Cannot compact size tiers: size ratio must be a number of at least 1: 0.5\n");
+    assertThat(r.get(1).exit()).isEqualTo(ExitCodes.BAD_INPUT);
+    assertThat(r.get(1).err()).isEqualTo("featurestore: Cannot compact size tiers: files per tier must be at least 2: 1\n");
+    for (int i = 2; i <= 3; i++) {
+      assertThat(r.get(i).exit()).isEqualTo(ExitCodes.BAD_INPUT);
+      assertThat(r.get(i).err()).startsWith("featurestore: Invalid value for option '--size-tiers': expected RATIO:FILES such as"
+          + " 2:4 (a size ratio, files per tier), not '" + r.get(i).args().get(r.get(i).args().size() - 1) + "'");
+    }
+    JsonNode tiered = r.get(4).succeeded().json();
+    assertThat(tiered.get("rewritten_data_files").asInt()).isEqualTo(4);
+    assertThat(tiered.get("added_data_files").asInt()).isEqualTo(1);
+    JsonNode full = r.get(5).succeeded().json();
+    assertThat(full.get("rewritten_data_files").asInt()).isEqualTo(2);
+
+    try (FeatureStore store = FeatureStore.openLocal(root)) {
+      FeatureTable table = store.table(tiers);
+      // five ingests and the two compactions: the refused ones committed nothing
+      assertThat(table.snapshots().history()).hasSize(7);
+      SnapshotInfo current = table.snapshots().current().orElseThrow();
+      assertThat(current.snapshotId()).isEqualTo(full.get("snapshot_id").asLong());
+      assertThat(current.totalRows()).isEqualTo(100_400);
+    }
+  }
 }

@@ -6,6 +6,7 @@ import java.util.Optional;
 import java.util.Set;
 import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.TableOperations;
+import org.apache.iceberg.exceptions.AlreadyExistsException;
 import org.apache.iceberg.exceptions.CommitFailedException;
 import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.io.SupportsPrefixOperations;
@@ -34,9 +35,13 @@ final class HintingTableOperations extends ForwardingTableOperations {
     MetadataWriteRecorder.forget();
     try {
       delegate.commit(base, metadata);
-    } catch (CommitFailedException e) {
-      MetadataWriteRecorder.forget();
-      deleteLosingAttempt(base);
+    } catch (CommitFailedException | AlreadyExistsException e) {
+      String attempted = MetadataWriteRecorder.takeWritten();
+      if (base == null) {
+        deleteLostCreate(attempted, metadata);
+      } else {
+        deleteLosingAttempt(base);
+      }
       throw e;
     } catch (RuntimeException | Error e) {
       MetadataWriteRecorder.forget();
@@ -55,6 +60,37 @@ final class HintingTableOperations extends ForwardingTableOperations {
     } catch (RuntimeException e) {
       LOG.warn("Cannot write version hint of table {} (the commit landed; path-based readers may see an older version): {}",
           name, e.toString());
+    }
+  }
+
+  /**
+   * After a create that certainly failed (the catalog already had the table, or its insert failed
+   * on the table's row; Iceberg reports both as the table existing): deletes the first metadata file
+   * this very create wrote, and no other. The folder may hold other first metadata files at that
+   * moment, such as the one of a table another process dropped and created again since, so whose a
+   * file is cannot be told by its table uuid alone. The file is kept when the table in the catalog
+   * now is that file's table (its uuid): another process's create found it complete before this
+   * create's insert and registered it as an interrupted create ({@link TableCreation}); and when
+   * the catalog has no table any more (dropped since), as a create may be registering it right now.
+   * A registration wrote no file ({@code attempted} is null) and the file it registered is left
+   * alone. A file kept or not deleted is left to orphan removal.
+   */
+  private void deleteLostCreate(String attempted, TableMetadata metadata) {
+    if (attempted == null || attempted.equals(metadata.metadataFileLocation())) {
+      return;
+    }
+    try {
+      TableMetadata winner = delegate().refresh();
+      if (winner == null || winner.uuid().equals(metadata.uuid())) {
+        LOG.debug("Kept metadata file {} of a lost create of table {}: {}", attempted, name,
+            winner == null ? "the table was dropped since" : "the table that won is this file's");
+        return;
+      }
+      io().deleteFile(attempted);
+      LOG.debug("Deleted metadata file {} of a create of table {} that lost to another", attempted, name);
+    } catch (RuntimeException e) {
+      LOG.warn("Cannot delete the metadata file of a lost create of table {} (orphan removal will): {}: {}", name,
+          attempted, e.toString());
     }
   }
 

@@ -5,7 +5,6 @@ import static java.util.Objects.requireNonNull;
 import dev.featurestore.AlreadyExistsException;
 import dev.featurestore.core.storage.PrefixOperations;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -19,7 +18,6 @@ import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.io.FileIO;
-import org.apache.iceberg.io.FileInfo;
 import org.apache.iceberg.io.SupportsPrefixOperations;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -45,8 +43,9 @@ import org.slf4j.LoggerFactory;
  * <p>Nothing is deleted before the catalog row is in: until then a listed file may belong to a
  * create running in another process right now, and after it every other create of this table
  * fails at its own insert, so none of their files can become the table's. A create that loses
- * such a race deletes the first metadata files of the losers (its own among them) and reports
- * the table as existing.
+ * such a race reports the table as existing; the store's own catalogs delete the first metadata
+ * file it wrote, and only that one ({@link HintingTableOperations}): another first metadata file
+ * in the folder may be the table's again after a drop and a new create.
  */
 public final class TableCreation {
   private static final Logger LOG = LoggerFactory.getLogger(TableCreation.class);
@@ -87,14 +86,7 @@ public final class TableCreation {
     if (table.expectedLocation().isEmpty() || prefixes.isEmpty() || catalog.tableExists(table.ident())) {
       return build(catalog, table);
     }
-    SupportsPrefixOperations listing = prefixes.get();
-    String metadataFolder = table.expectedLocation().get() + "/metadata/";
-    try {
-      return createChecked(catalog, io, listing, table, metadataFolder);
-    } catch (org.apache.iceberg.exceptions.AlreadyExistsException e) {
-      deleteLosingFiles(catalog, io, listing, table, metadataFolder);
-      throw e;
-    }
+    return createChecked(catalog, io, prefixes.get(), table, table.expectedLocation().get() + "/metadata/");
   }
 
   private static Table createChecked(Catalog catalog, FileIO io, SupportsPrefixOperations listing, NewTable table,
@@ -142,30 +134,6 @@ public final class TableCreation {
     return created;
   }
 
-  /**
-   * After another process created the table first: deletes the first metadata files of creates
-   * that lost (ours among them), so recovery never has to choose between them. A file is deleted
-   * only if it is a version-0 file of another table uuid than the winner's: no such file is in the
-   * winner's history, and no create can win any more.
-   */
-  private static void deleteLosingFiles(Catalog catalog, FileIO io, SupportsPrefixOperations listing, NewTable table,
-      String metadataFolder) {
-    try {
-      Table winner = catalog.loadTable(table.ident());
-      String uuid = winner.uuid().toString();
-      for (String file : MetadataFiles.list(listing, metadataFolder)) {
-        if (MetadataFiles.version(MetadataFiles.fileName(file)).orElse(-1) == 0) {
-          Optional<TableMetadata> metadata = MetadataFiles.read(io, file);
-          if (metadata.isPresent() && !metadata.get().uuid().equals(uuid)) {
-            deleteQuietly(io, file);
-          }
-        }
-      }
-    } catch (RuntimeException e) {
-      LOG.warn("Cannot clean up after losing the create of {}: {}", table.name(), e.toString());
-    }
-  }
-
   private static Table build(Catalog catalog, NewTable table) {
     Catalog.TableBuilder builder = catalog.buildTable(table.ident(), table.schema())
         .withPartitionSpec(table.spec())
@@ -200,7 +168,7 @@ public final class TableCreation {
     try {
       io.deleteFile(file);
     } catch (RuntimeException e) {
-      LOG.warn("Cannot delete metadata file of an interrupted or lost create: {}: {}", file, e.toString());
+      LOG.warn("Cannot delete metadata file of an interrupted create: {}: {}", file, e.toString());
     }
   }
 

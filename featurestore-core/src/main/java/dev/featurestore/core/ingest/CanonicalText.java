@@ -50,14 +50,24 @@ final class CanonicalText {
   }
 
   /**
-   * Whether {@code text[start, end)}, not empty, is canonical text of {@code kind}: {@link #end}
-   * on a copy followed by a line break (for fields that are quoted or cross a read's boundary).
+   * Whether {@code text[start, end)}, not empty, is canonical text of {@code kind}, read in place
+   * and no further than {@code end}: for the fields {@link #end} cannot take, whose text is not
+   * followed by a comma or line break (the text between quotes, or a field across a read's boundary
+   * in {@link CsvShape}'s carry buffer). Allocates nothing.
    */
   static boolean isCanonical(byte kind, byte[] text, int start, int end) {
-    byte[] field = new byte[end - start + 1 + TIMESTAMP_LENGTH + 8];
-    System.arraycopy(text, start, field, 0, end - start);
-    field[end - start] = '\n';
-    return end(kind, field, 0, field.length) == end - start;
+    switch (kind) {
+      case INT:
+        return integer(text, start, end, Integer.MIN_VALUE, Integer.MAX_VALUE, 10);
+      case LONG:
+        return integer(text, start, end, Long.MIN_VALUE, Long.MAX_VALUE, 19);
+      case DOUBLE:
+        return isDecimal(text, start, end);
+      case TIMESTAMP:
+        return timestampText(text, start, end) == end;
+      default:
+        return false;
+    }
   }
 
   /** {@link #end}: the field is not canonical text. */
@@ -169,6 +179,52 @@ final class CanonicalText {
     }
     return magnitude == Integer.MIN_VALUE || (magnitude >= MIN_MAGNITUDE && magnitude <= MAX_MAGNITUDE)
         ? i : NOT_CANONICAL;
+  }
+
+  /** {@link #decimalEnd} of exactly {@code b[start, end)}: the same form and magnitudes, bounded by {@code end}. */
+  private static boolean isDecimal(byte[] b, int start, int end) {
+    int integerStart = b[start] == '-' ? start + 1 : start;
+    int i = skipDigits(b, integerStart, end);
+    int integerDigits = i - integerStart;
+    if (integerDigits == 0 || (integerDigits > 1 && b[integerStart] == '0')) {
+      return false;
+    }
+    int magnitude = b[integerStart] == '0' ? Integer.MIN_VALUE : integerDigits - 1;
+    if (i < end && b[i] == '.') {
+      int fractionStart = ++i;
+      if (magnitude == Integer.MIN_VALUE) {
+        while (i < end && b[i] == '0') {
+          i++;
+        }
+        if (i < end && b[i] >= '1' && b[i] <= '9') {
+          magnitude = fractionStart - i - 1;
+        }
+      }
+      i = skipDigits(b, i, end);
+      if (i == fractionStart) {
+        return false;
+      }
+    }
+    if (i < end && (b[i] == 'e' || b[i] == 'E')) {
+      i++;
+      boolean negative = i < end && b[i] == '-';
+      if (i < end && (negative || b[i] == '+')) {
+        i++;
+      }
+      int exponentStart = i;
+      int exponent = 0;
+      while (i < end && isDigit(b[i]) && i - exponentStart < 4) {
+        exponent = exponent * 10 + b[i] - '0';
+        i++;
+      }
+      if (i == exponentStart) {
+        return false;
+      }
+      if (magnitude != Integer.MIN_VALUE) {
+        magnitude += negative ? -exponent : exponent;
+      }
+    }
+    return i == end && (magnitude == Integer.MIN_VALUE || (magnitude >= MIN_MAGNITUDE && magnitude <= MAX_MAGNITUDE));
   }
 
   /**

@@ -56,6 +56,77 @@ class CsvShapeTest {
     return canonical;
   }
 
+  /**
+   * The in-place check of quoted and carried fields decides as the one-pass check of an unquoted
+   * field does: random texts of the forms' characters (and near misses of the cases), each within a
+   * longer array, against {@link CanonicalText#end} on a copy followed by a line break.
+   */
+  @Test
+  void isCanonical_decidesAsTheOnePassCheck_onRandomTexts() {
+    java.util.Random random = new java.util.Random(15);
+    String alphabet = "0123456789-+.eE:TZ x,";
+    List<String> cases = new java.util.ArrayList<>();
+    for (List<String> list : List.of(CanonicalTextCases.LONGS, CanonicalTextCases.DOUBLES, CanonicalTextCases.TIMESTAMPS,
+        CanonicalTextCases.NOT_DOUBLES, CanonicalTextCases.NOT_TIMESTAMPS)) {
+      cases.addAll(list.stream().filter(text -> !text.isEmpty()).toList());
+    }
+    int accepted = 0;
+    for (int round = 0; round < 200_000; round++) {
+      StringBuilder text = new StringBuilder();
+      if (random.nextBoolean()) {
+        // a case with one character replaced, inserted or dropped
+        text.append(cases.get(random.nextInt(cases.size())));
+        int at = random.nextInt(text.length());
+        char c = alphabet.charAt(random.nextInt(alphabet.length()));
+        switch (random.nextInt(4)) {
+          case 0 -> text.setCharAt(at, c);
+          case 1 -> text.insert(at, c);
+          case 2 -> text.deleteCharAt(at);
+          default -> { } // unchanged
+        }
+      } else {
+        for (int n = 1 + random.nextInt(12); n > 0; n--) {
+          text.append(alphabet.charAt(random.nextInt(alphabet.length())));
+        }
+      }
+      if (text.length() == 0) {
+        continue;
+      }
+      byte[] field = text.toString().getBytes(StandardCharsets.UTF_8);
+      byte[] within = ("9" + text + "9:").getBytes(StandardCharsets.UTF_8);
+      byte[] copy = java.util.Arrays.copyOf(field, field.length + 64);
+      copy[field.length] = '\n';
+      for (byte kind : new byte[] {CanonicalText.INT, CanonicalText.LONG, CanonicalText.DOUBLE, CanonicalText.TIMESTAMP}) {
+        boolean onePass = CanonicalText.end(kind, copy, 0, copy.length) == field.length;
+        assertThat(CanonicalText.isCanonical(kind, within, 1, within.length - 2)).as("%s as %s", text, kind)
+            .isEqualTo(onePass);
+        accepted += onePass ? 1 : 0;
+      }
+    }
+    assertThat(accepted).as("texts that pass").isGreaterThan(10_000);
+  }
+
+  /** A quoted field of a checked column is checked inside its quotes: every case of every kind. */
+  @Test
+  void check_quotedFields_ofEveryKind_passOnlyTheirForms() throws Exception {
+    Map<Byte, List<List<String>>> cases = Map.of(
+        CanonicalText.INT, List.of(CanonicalTextCases.INTS, CanonicalTextCases.NOT_INTS),
+        CanonicalText.LONG, List.of(CanonicalTextCases.LONGS, CanonicalTextCases.NOT_LONGS),
+        CanonicalText.DOUBLE, List.of(CanonicalTextCases.DOUBLES, CanonicalTextCases.NOT_DOUBLES),
+        CanonicalText.TIMESTAMP, List.of(CanonicalTextCases.TIMESTAMPS, CanonicalTextCases.NOT_TIMESTAMPS));
+    for (Map.Entry<Byte, List<List<String>>> kind : cases.entrySet()) {
+      for (String text : kind.getValue().get(0)) {
+        assertThat(check(write("s,n\nx,\"" + text + "\"\ny,\"" + text + "\""), kind.getKey())).as(text).isEqualTo(2);
+      }
+      for (String text : kind.getValue().get(1)) {
+        if (!text.isEmpty()) {
+          assertThatThrownBy(() -> check(write("s,n\nx,\"" + text + "\"\n"), kind.getKey())).as(text)
+              .isInstanceOf(CsvShape.NotPlain.class).hasMessageStartingWith("value of column n outside its canonical text");
+        }
+      }
+    }
+  }
+
   /** The eight-bytes-at-a-time scans stop where a byte-by-byte one does: every byte value at every position. */
   @Test
   void skipDigits_and_skipPlain_stopAtTheFirstByteThatEndsTheirRun() {
