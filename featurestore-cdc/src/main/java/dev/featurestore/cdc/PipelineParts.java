@@ -1,12 +1,14 @@
 package dev.featurestore.cdc;
 
+import dev.featurestore.core.base.Errors;
 import java.util.List;
 
 /**
  * Opening a pipeline, in order: the write-ahead log, the shard lease, the target tables and their
  * writers, the files a killed batch left, recovery of the log above the tables' marks, the
  * committer and acceptor, the write path's warm-up, the flusher (not started), and the tables'
- * background maintenance. On a failure what was opened is closed again.
+ * background maintenance. On a failure what was opened is closed again, and the failure is typed
+ * (a storage failure while reading the tables is a {@code StorageException}).
  */
 record PipelineParts(ShardLease lease, BatchCommitter committer, EntryAcceptor acceptor, Flusher flusher,
     StreamMaintenance maintenance) {
@@ -34,7 +36,9 @@ record PipelineParts(ShardLease lease, BatchCommitter committer, EntryAcceptor a
     } catch (RuntimeException e) {
       lease.close();
       wal.close();
-      throw e;
+      // reading the tables (their marks, the snapshots a killed batch's marker is checked against)
+      // goes through Iceberg, which lets the storage client's exceptions through untranslated
+      throw Errors.translate(e, "open CDC pipeline of shard " + s.shard());
     }
   }
 }
