@@ -161,7 +161,7 @@ class CdcFlakyStorageTest {
     try (FeatureStore store = store()) {
       try (CdcPipeline cdc = pipeline(store).build()) {
         s3.gate().faults(FAULTS);
-        last = stream(cdc, 100);
+        last = stream(cdc, 60);
         int injected = s3.gate().injectedFaults();
         s3.gate().faults(ProviderGate.Faults.none());
         cdc.flush();
@@ -191,7 +191,7 @@ class CdcFlakyStorageTest {
     int failedOpens = 0;
     try (FeatureStore store = store()) {
       s3.gate().faults(FAULTS);
-      for (int round = 0; round < 4; round++) {
+      for (int round = 0; round < 3; round++) {
         CdcPipeline cdc = null;
         while (cdc == null) { // opening reads the tables' marks: it may fail, typed, and leave nothing open
           try {
@@ -202,7 +202,7 @@ class CdcFlakyStorageTest {
           }
         }
         assertThat(cdc.lastAcceptedSequence()).as("sequences go on across reopens").isEqualTo(last);
-        last = stream(cdc, 20);
+        last = stream(cdc, 12);
         try {
           cdc.close(); // its final flush may fail: the entries stay in the log for the next open
         } catch (FeatureStoreException e) {
