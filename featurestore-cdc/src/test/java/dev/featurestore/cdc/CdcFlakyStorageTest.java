@@ -15,6 +15,7 @@ import dev.featurestore.TableId;
 import dev.featurestore.core.storage.s3.ObjectStorageIO;
 import dev.featurestore.core.storage.s3.ProviderGate;
 import dev.featurestore.core.storage.s3.S3TestServer;
+import dev.featurestore.core.testing.ChildJvm;
 import dev.featurestore.core.testing.HandClock;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -96,9 +97,14 @@ class CdcFlakyStorageTest {
   }
 
   private CdcPipeline.Builder pipeline(FeatureStore store) {
+    return pipeline(store, dir.resolve("wal"));
+  }
+
+  /** The pipeline of every case (and of the killed child): a short shard lease, so a dead holder's expires soon. */
+  static CdcPipeline.Builder pipeline(FeatureStore store, Path wal) {
     return CdcPipeline.builder(store).changeLog(LOG).currentState(STATE).shardId("flaky")
-        .writeAheadLog(dir.resolve("wal")).batchSize(16).flushInterval(Duration.ofMillis(300))
-        .commitRetries(2).retryBackoff(Duration.ofMillis(5)).maintenance(eager());
+        .writeAheadLog(wal).batchSize(16).flushInterval(Duration.ofMillis(300))
+        .commitRetries(2).retryBackoff(Duration.ofMillis(5)).shardLease(Duration.ofSeconds(1)).maintenance(eager());
   }
 
   static MaintenancePolicy eager() {
@@ -234,6 +240,53 @@ class CdcFlakyStorageTest {
     }
     closeBucketIO();
     assertNoNewLibraryThreads(threadsBefore);
+  }
+
+  /**
+   * A child JVM streaming under the faults is killed with SIGKILL after 30 acknowledgements; the
+   * pipeline reopened here (still under the faults: its open retried until the dead child's lease
+   * expired and the storage let it read the tables) lands the rest: the change log holds 1..M
+   * once, M the last acknowledged or the one in flight, and the current state equals the model.
+   */
+  @Test
+  void childKilledDuringFaults_reopenedUnderFaults_landsEveryAcknowledgedEntryOnce() throws Exception {
+    s3.gate().faults(FAULTS);
+    List<Long> acked;
+    try (ChildJvm child = ChildJvm.start(CdcFlakyStorageChild.class, dir, dir.resolve("store").toString(),
+        dir.resolve("wal").toString(), s3.gate().endpoint(), storage.keyPrefix())) {
+      child.awaitNth("ACK ", 30, Duration.ofSeconds(90));
+      child.kill(); // SIGKILL on Linux
+      acked = child.lines().stream().filter(l -> l.startsWith("ACK ")).map(l -> Long.parseLong(l.substring(4))).toList();
+    }
+    assertThat(acked).as("acknowledged before the kill").hasSizeGreaterThanOrEqualTo(30);
+    long maxAcked = acked.stream().mapToLong(Long::longValue).max().orElseThrow();
+    try (FeatureStore store = store()) {
+      CdcPipeline cdc = null;
+      for (int attempt = 0; cdc == null; attempt++) {
+        try {
+          cdc = pipeline(store).build();
+        } catch (FeatureStoreException e) { // the dead child's shard lease, or the storage
+          assertThat(attempt).as("opens failed in a row: " + e).isLessThan(100);
+          Thread.sleep(100);
+        }
+      }
+      try {
+        s3.gate().faults(ProviderGate.Faults.none());
+        cdc.flush();
+        assertThat(cdc.metrics().pending()).isZero();
+      } finally {
+        cdc.close();
+      }
+      List<Long> seqs = new ArrayList<>(CdcTestSupport.sequences(store, LOG));
+      Collections.sort(seqs);
+      long last = seqs.isEmpty() ? 0 : seqs.get(seqs.size() - 1);
+      assertThat(last).as("at most the entry in flight beyond the acknowledged").isBetween(maxAcked, maxAcked + 1);
+      assertThat(seqs).as("the change log holds every sequence once")
+          .containsExactlyElementsOf(LongStream.rangeClosed(1, last).boxed().toList());
+      Map<String, Long> state = new TreeMap<>();
+      CdcTestSupport.state(store, STATE).forEach((k, r) -> state.put(k, ((Number) r.getField("k")).longValue()));
+      assertThat(state).as("the current state").isEqualTo(CdcCrashChild.model(last));
+    }
   }
 
   /**
