@@ -2,22 +2,19 @@ package dev.featurestore.cdc;
 
 import dev.featurestore.InvalidStateException;
 import dev.featurestore.StorageException;
+import dev.featurestore.core.storage.ProcessFileLock;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
-import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.ExecutionException;
@@ -64,12 +61,8 @@ final class WriteAheadLog implements AutoCloseable {
   private final Path dir;
   private final FsyncPolicy fsync;
   private final Hooks hooks;
-  /** The shard lock files this JVM holds (real paths); guarded by itself. */
-  private static final Set<Path> HELD = new HashSet<>();
 
-  private final Path lockKey;
-  private final FileChannel lockChannel;
-  private final FileLock lock;
+  private final ProcessFileLock lock;
   /** Closed segments: path to the highest sequence id in it. */
   private final TreeMap<Long, Segment> segments = new TreeMap<>();
   private final WalRecordCodec codec = new WalRecordCodec();
@@ -108,29 +101,14 @@ final class WriteAheadLog implements AutoCloseable {
     this.hooks = hooks;
     try {
       Files.createDirectories(dir);
-      lockKey = dir.toRealPath().resolve("lock");
-      synchronized (HELD) {
-        // looked up before a channel is opened: closing a second channel on the lock file would
-        // release this process's lock on it (POSIX record locks), letting another process in
-        if (HELD.contains(lockKey)) {
-          throw inUse(shard, dir);
-        }
-        FileChannel channel = FileChannel.open(lockKey, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-        FileLock acquired;
-        try {
-          acquired = channel.tryLock();
-        } catch (OverlappingFileLockException e) {
-          acquired = null;
-        }
-        if (acquired == null) {
-          channel.close();
-          throw inUse(shard, dir);
-        }
-        HELD.add(lockKey);
-        lockChannel = channel;
-        lock = acquired;
+      lock = ProcessFileLock.tryAcquire(dir.resolve("lock"), ProcessFileLock.Open.CREATE)
+          .orElseThrow(() -> inUse(shard, dir));
+      try {
+        deleteSpares();
+      } catch (IOException | RuntimeException e) {
+        lock.close(); // a log that does not open keeps no pipeline off the shard
+        throw e;
       }
-      deleteSpares();
       background = Executors.newSingleThreadExecutor(r -> {
         Thread t = new Thread(r, "featurestore-cdc-wal-" + shard);
         t.setDaemon(true);
@@ -621,15 +599,10 @@ final class WriteAheadLog implements AutoCloseable {
     if (interrupted) {
       Thread.currentThread().interrupt();
     }
-    synchronized (HELD) {
-      try {
-        lock.release();
-        lockChannel.close();
-      } catch (IOException e) {
-        LOG.warn("Cannot release CDC write-ahead log lock {}: {}", dir, e.toString());
-      } finally {
-        HELD.remove(lockKey);
-      }
+    try {
+      lock.close();
+    } catch (IOException e) {
+      LOG.warn("Cannot release CDC write-ahead log lock {}: {}", dir, e.toString());
     }
   }
 

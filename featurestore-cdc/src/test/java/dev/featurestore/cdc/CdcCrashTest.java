@@ -25,7 +25,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * Real process death: a child JVM streams entries, acknowledging each accepted sequence on
- * stdout, and is killed with SIGKILL ({@code Process.destroyForcibly()}) while paused at a named
+ * stdout, and is killed with SIGKILL ({@link ChildJvm#kill()}) while paused at a named
  * point (a hook), or while running on after a random number of acknowledgements. After a restart
  * in this JVM, the tables hold every acknowledged entry exactly once: the change log holds
  * sequences 1..M with M the last acknowledged one or the one in flight when the child died, and

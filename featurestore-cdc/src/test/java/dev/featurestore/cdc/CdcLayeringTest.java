@@ -9,6 +9,7 @@ import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import dev.featurestore.core.storage.ForwardingFileIO;
+import dev.featurestore.core.storage.ProcessFileLock;
 import java.util.Set;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.io.FileIO;
@@ -18,7 +19,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The layering of featurestore-cdc: it builds on the API ({@code dev.featurestore}) and on
  * core's floor ({@code core.base}: error translation, commit marks, the lease), core's file
- * writer ({@code core.write}), the one base for FileIO wrappers ({@code core.storage.ForwardingFileIO}, with its {@code Ownership})
+ * writer ({@code core.write}), the one base for FileIO wrappers ({@code core.storage.ForwardingFileIO}, with its {@code Ownership}),
+ * the one way to lock a local file ({@code core.storage.ProcessFileLock}, for the write-ahead log's shard lock)
  * and nothing else of core (no table concern, no store implementation). Its own implementation classes are package-private: the public surface is
  * the pipeline, its builder, its settings enums and its result and exception types.
  */
@@ -28,7 +30,9 @@ class CdcLayeringTest {
       "FlushResult", "DeadLetter", "CdcStatus", "CdcStatus$WalShard", "CdcBackpressureException", "WalCorruptionException",
       "CdcLeaseException", "CurrentStateLayout");
   private static final DescribedPredicate<JavaClass> FORWARDING_FILE_IO =
-      JavaClass.Predicates.equivalentTo(ForwardingFileIO.class).or(JavaClass.Predicates.equivalentTo(ForwardingFileIO.Ownership.class));
+      JavaClass.Predicates.equivalentTo(ForwardingFileIO.class).or(JavaClass.Predicates.equivalentTo(ForwardingFileIO.Ownership.class))
+          .or(JavaClass.Predicates.equivalentTo(ProcessFileLock.class))
+          .or(JavaClass.Predicates.equivalentTo(ProcessFileLock.Open.class));
   private static JavaClasses cdc;
 
   @BeforeAll
@@ -58,6 +62,16 @@ class CdcLayeringTest {
             "dev.featurestore.core.catalog..", "dev.featurestore.duckdb..")
         .orShould().dependOnClassesThat(JavaClass.Predicates.resideInAPackage("dev.featurestore.core.storage..")
             .and(DescribedPredicate.not(FORWARDING_FILE_IO)))
+        .check(cdc);
+  }
+
+  @Test
+  void fileLocks_areTakenThroughProcessFileLock() {
+    noClasses().that().resideInAPackage("dev.featurestore.cdc..")
+        .should().callMethod(java.nio.channels.FileChannel.class, "tryLock")
+        .orShould().callMethod(java.nio.channels.FileChannel.class, "lock")
+        .because("closing any channel on a locked file drops the process's lock: core.storage.ProcessFileLock refuses"
+            + " a second claim in this JVM before it opens one")
         .check(cdc);
   }
 

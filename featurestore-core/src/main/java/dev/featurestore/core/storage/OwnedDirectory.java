@@ -6,17 +6,12 @@ import dev.featurestore.InvalidStateException;
 import dev.featurestore.StorageException;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
-import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.Comparator;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
 import java.util.UUID;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
@@ -41,10 +36,8 @@ import org.slf4j.LoggerFactory;
  * Both delete the private directories of instances that ended without closing them (a killed
  * process): a private directory whose lock is free is stale.
  *
- * <p>A lock is held by the process (the operating system) and, inside the JVM, recorded in a
- * JVM-wide set: a second claim in the same JVM is refused before it opens a channel on the lock
- * file, because closing any channel on a file releases every lock the process holds on it (POSIX
- * record locks). Main lock files are never deleted (a claimer may hold a channel on the old file);
+ * <p>A lock is a {@link ProcessFileLock}: held by the process and refused to a second claim in
+ * the same JVM before it opens a channel on the lock file. Main lock files are never deleted (a claimer may hold a channel on the old file);
  * private lock files are checked to still exist once locked. Thread-safe.
  */
 public final class OwnedDirectory implements AutoCloseable {
@@ -54,23 +47,15 @@ public final class OwnedDirectory implements AutoCloseable {
   private static final String LOCK_SUFFIX = ".lock";
   private static final int PRIVATE_ATTEMPTS = 10;
 
-  /** The lock files this JVM holds (real paths); guarded by itself, as is every lock and unlock. */
-  private static final Set<Path> HELD = new HashSet<>();
-
   private final Path directory;
   private final Path lockFile;
-  private final Path key;
-  private final FileChannel channel;
-  private final FileLock lock;
+  private final ProcessFileLock lock;
   private final boolean deleteOnClose;
   private boolean closed = false;
 
-  private OwnedDirectory(Path directory, Path lockFile, Path key, FileChannel channel, FileLock lock,
-      boolean deleteOnClose) {
+  private OwnedDirectory(Path directory, Path lockFile, ProcessFileLock lock, boolean deleteOnClose) {
     this.directory = directory;
     this.lockFile = lockFile;
-    this.key = key;
-    this.channel = channel;
     this.lock = lock;
     this.deleteOnClose = deleteOnClose;
   }
@@ -151,27 +136,26 @@ public final class OwnedDirectory implements AutoCloseable {
   /** Releases the directory; a private or temporary one is deleted first. Safe to call twice. */
   @Override
   public void close() {
-    synchronized (HELD) {
+    synchronized (this) {
       if (closed) {
         return;
       }
       closed = true;
+    }
+    try {
+      if (isPrivate()) {
+        // while locked, so no cleaner sees it free and half deleted
+        if (deleteTree(directory)) {
+          deleteQuietly(lockFile);
+        }
+      } else if (deleteOnClose) {
+        deleteTree(directory);
+      }
+    } finally {
       try {
-        if (isPrivate()) {
-          // while locked, so no cleaner sees it free and half deleted
-          if (deleteTree(directory)) {
-            deleteQuietly(lockFile);
-          }
-        } else if (deleteOnClose) {
-          deleteTree(directory);
-        }
-      } finally {
-        try {
-          channel.close(); // releases the lock
-        } catch (IOException e) {
-          LOG.warn("Cannot release directory lock: {}: {}", e.getMessage(), lockFile);
-        }
-        HELD.remove(key);
+        lock.close();
+      } catch (IOException e) {
+        LOG.warn("Cannot release directory lock: {}: {}", e.getMessage(), lockFile);
       }
     }
   }
@@ -203,33 +187,11 @@ public final class OwnedDirectory implements AutoCloseable {
    */
   private static Optional<OwnedDirectory> tryLock(Path dir, Path lockFile, boolean isNew, boolean deleteOnClose,
       String thing) {
-    synchronized (HELD) {
-      FileChannel channel = null;
-      try {
-        // looked up before a channel is opened: closing ours would drop the holder's lock
-        Path key = lockFile.getParent().toRealPath().resolve(lockFile.getFileName());
-        if (HELD.contains(key)) {
-          return Optional.empty();
-        }
-        channel = isNew
-            ? FileChannel.open(lockFile, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)
-            : FileChannel.open(lockFile, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-        FileLock lock;
-        try {
-          lock = channel.tryLock();
-        } catch (OverlappingFileLockException e) {
-          lock = null; // held in this JVM through a channel of another class
-        }
-        if (lock == null || (isNew && !Files.exists(lockFile))) {
-          channel.close();
-          return Optional.empty();
-        }
-        HELD.add(key);
-        return Optional.of(new OwnedDirectory(dir, lockFile, key, channel, lock, deleteOnClose));
-      } catch (IOException e) {
-        closeQuietly(channel);
-        throw new StorageException("Cannot open " + thing + ": cannot lock directory: " + e.getMessage() + ": " + dir, e);
-      }
+    try {
+      return ProcessFileLock.tryAcquire(lockFile, isNew ? ProcessFileLock.Open.CREATE_NEW : ProcessFileLock.Open.CREATE)
+          .map(lock -> new OwnedDirectory(dir, lockFile, lock, deleteOnClose));
+    } catch (IOException e) {
+      throw new StorageException("Cannot open " + thing + ": cannot lock directory: " + e.getMessage() + ": " + dir, e);
     }
   }
 
@@ -249,38 +211,22 @@ public final class OwnedDirectory implements AutoCloseable {
     for (Path lockFile : lockFiles) {
       String name = lockFile.getFileName().toString();
       Path stale = privateRoot.resolve(name.substring(0, name.length() - LOCK_SUFFIX.length()));
-      synchronized (HELD) {
-        if (isHeldHere(lockFile)) {
-          continue;
+      try {
+        Optional<ProcessFileLock> lock = ProcessFileLock.tryAcquire(lockFile, ProcessFileLock.Open.EXISTING);
+        if (lock.isEmpty()) {
+          continue; // its instance is open, in this process or another
         }
-        try (FileChannel channel = FileChannel.open(lockFile, StandardOpenOption.WRITE)) {
-          FileLock lock;
-          try {
-            lock = channel.tryLock();
-          } catch (OverlappingFileLockException e) {
-            lock = null;
-          }
-          if (lock == null) {
-            continue; // its instance is open in another process
-          }
+        try (ProcessFileLock held = lock.get()) {
           if (deleteTree(stale)) {
             deleteQuietly(lockFile);
             LOG.info("Deleted the private directory of a store instance that ended without closing it: {}", stale);
           }
-        } catch (NoSuchFileException e) {
-          // closed or cleaned meanwhile
-        } catch (IOException e) {
-          LOG.warn("Cannot check private directory: {}: {}", e.getMessage(), stale);
         }
+      } catch (NoSuchFileException e) {
+        // closed or cleaned meanwhile
+      } catch (IOException e) {
+        LOG.warn("Cannot check private directory: {}: {}", e.getMessage(), stale);
       }
-    }
-  }
-
-  private static boolean isHeldHere(Path lockFile) {
-    try {
-      return HELD.contains(lockFile.getParent().toRealPath().resolve(lockFile.getFileName()));
-    } catch (IOException e) {
-      return false; // gone
     }
   }
 
@@ -305,16 +251,6 @@ public final class OwnedDirectory implements AutoCloseable {
       Files.deleteIfExists(path);
     } catch (IOException e) {
       // a leftover lock file is harmless: a later claim deletes it
-    }
-  }
-
-  private static void closeQuietly(FileChannel channel) {
-    if (channel != null) {
-      try {
-        channel.close();
-      } catch (IOException e) {
-        // nothing was locked through it
-      }
     }
   }
 }

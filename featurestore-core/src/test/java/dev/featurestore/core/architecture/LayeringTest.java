@@ -12,10 +12,12 @@ import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.lang.ArchCondition;
 import com.tngtech.archunit.lang.ConditionEvents;
 import com.tngtech.archunit.lang.SimpleConditionEvent;
+import dev.featurestore.core.storage.ProcessFileLock;
 import dev.featurestore.core.base.ScanPlanning;
 import dev.featurestore.core.storage.ForwardingFileIO;
 import dev.featurestore.core.storage.ForwardingPositionOutputStream;
 import dev.featurestore.core.storage.ForwardingSeekableInputStream;
+import java.nio.channels.FileChannel;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.io.PositionOutputStream;
@@ -149,6 +151,15 @@ class LayeringTest {
     noClasses().that().doNotHaveFullyQualifiedName(ScanPlanning.class.getName())
         .should().callMethod(Table.class, "newScan")
         .because("ScanPlanning decides where a scan is planned (see its Javadoc)")
+        .check(classes);
+  }
+
+  @Test
+  void fileLocks_areTakenThroughProcessFileLock() {
+    noClasses().that().doNotHaveFullyQualifiedName(ProcessFileLock.class.getName())
+        .should().callMethod(FileChannel.class, "tryLock").orShould().callMethod(FileChannel.class, "lock")
+        .because("closing any channel on a locked file drops the process's lock: ProcessFileLock refuses a second"
+            + " claim in this JVM before it opens one (see its Javadoc)")
         .check(classes);
   }
 
